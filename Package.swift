@@ -1,0 +1,83 @@
+// swift-tools-version:6.0
+// punktfunk-kiosk — a kiosk Linux client for punktfunk streaming hosts.
+// Layers point down only: C shims → PunktfunkWire → PunktfunkSession → media → Kiosk → executables.
+// See docs/architecture.md.
+import PackageDescription
+
+/// One `systemLibrary` target per C library the later layers reach (DESIGN.md "Dependencies").
+/// Each is only a module map + shim header; the Debian `-dev` packages come from
+/// `Tests/tools/install-deps.sh`.
+let systemLibraries: [Target] = [
+    .systemLibrary(name: "CNgtcp2", pkgConfig: "libngtcp2",
+                   providers: [.apt(["libngtcp2-dev"])]),
+    .systemLibrary(name: "CNgtcp2CryptoGnuTLS", pkgConfig: "libngtcp2_crypto_gnutls",
+                   providers: [.apt(["libngtcp2-crypto-gnutls-dev"])]),
+    .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls",
+                   providers: [.apt(["libgnutls28-dev"])]),
+    .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
+                   providers: [.apt(["libsodium-dev"])]),
+    .systemLibrary(name: "COpus", pkgConfig: "opus",
+                   providers: [.apt(["libopus-dev"])]),
+    .systemLibrary(name: "CVA", pkgConfig: "libva-drm",
+                   providers: [.apt(["libva-dev"])]),
+    .systemLibrary(name: "CDRM", pkgConfig: "libdrm",
+                   providers: [.apt(["libdrm-dev"])]),
+    .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec",
+                   providers: [.apt(["libavcodec-dev"])]),
+]
+
+let package = Package(
+    name: "punktfunk-kiosk",
+    products: [
+        .executable(name: "punktfunk-kiosk", targets: ["punktfunk-kiosk"]),
+        .executable(name: "punktfunk-bench", targets: ["punktfunk-bench"]),
+        .executable(name: "punktfunk-fuzz", targets: ["punktfunk-fuzz"]),
+        .library(name: "PunktfunkWire", targets: ["PunktfunkWire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: systemLibraries + [
+        // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 nibble tables, portable fallback),
+        // chosen at run time by CPU feature. The Leopard algorithm itself is Swift.
+        .target(
+            name: "CPunktfunkFEC",
+            cSettings: [.unsafeFlags(["-O3"])]
+        ),
+        .target(
+            name: "PunktfunkWire",
+            dependencies: [
+                "CPunktfunkFEC",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "punktfunk-kiosk",
+            dependencies: [
+                "PunktfunkWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "punktfunk-bench",
+            dependencies: ["PunktfunkWire"]
+        ),
+        // libFuzzer entry points for every decoder that sees network bytes. Built by
+        // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
+        // command line, so it keeps compiling with the rest of the package.
+        .executableTarget(
+            name: "punktfunk-fuzz",
+            dependencies: ["PunktfunkWire"]
+        ),
+        .testTarget(
+            name: "PunktfunkWireTests",
+            dependencies: ["PunktfunkWire"]
+        ),
+        .testTarget(
+            name: "CShimTests",
+            dependencies: ["CNgtcp2", "CNgtcp2CryptoGnuTLS", "CGnuTLS", "CSodium", "COpus",
+                           "CVA", "CDRM", "CAVCodec"]
+        ),
+    ]
+)

@@ -1,0 +1,2 @@
+#include <opus/opus.h>
+#include <opus/opus_multistream.h>

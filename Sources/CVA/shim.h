@@ -1,0 +1,3 @@
+#include <va/va.h>
+#include <va/va_drm.h>
+#include <va/va_drmcommon.h>

@@ -1,0 +1,23 @@
+/// One complete, FEC-recovered, authenticated access unit as the reassembler hands it out.
+///
+/// `data` borrows the reassembler's buffer: it is valid only inside the delivery callback
+/// (copy it to keep it). It is never partial and never corrupt: an AU that cannot be rebuilt
+/// exactly is declared lost instead.
+public struct AccessUnit {
+    public let data: UnsafeRawBufferPointer
+    public let stream: MediaStream
+    /// `frame_index` from the header (video and probe count separately).
+    public let frame: UInt32
+    public let epoch: UInt8
+    /// AU-level flags (data-plane.md §1.5): 0x04 keyframe, 0x10 recovery point, 0x20 anchor, …
+    public let userFlags: UInt32
+    /// Host capture time on the session media clock, Unix ns (§8.6).
+    public let ptsNs: Int64
+    /// Data shards this AU needed rebuilt from parity.
+    public let recoveredShards: Int
+    /// Media packets that carried this AU (data + parity received).
+    public let packets: Int
+
+    public static let keyframeFlag: UInt32 = 0x04
+    public var isKeyframe: Bool { userFlags & Self.keyframeFlag != 0 }
+}

@@ -1,0 +1,146 @@
+/// Splits access units into FEC blocks of shards (data-plane.md §2.2, v2 fields per §8.3).
+/// The host side of the wire: used by the test host and the self-test.
+///
+/// AU of L bytes, shard payload P, K data shards per block, parity percent p:
+/// `total = max(1, ⌈L/P⌉)` data shards (the last zero-padded to P); block b holds data shards
+/// `[b·K, min((b+1)·K, total))` plus `m_b = min(recoveryFor(k_b), maxTotal − k_b)` parity shards.
+/// Emission is data-first: every data shard of every block, then every block's parity.
+public final class Packetizer {
+    /// Any non-zero FEC gives at least this many parity shards per block.
+    public static let minRecoveryShards = 2
+    public static let maxFECPercent = 90
+
+    public let shardBytes: Int
+    public let maxDataPerBlock: Int
+    /// Parity percent, 0…90.
+    public var fecPercent: Int {
+        didSet { fecPercent = min(max(fecPercent, 0), Self.maxFECPercent) }
+    }
+
+    private let fec: LeopardFEC
+    /// The AU copied to a multiple of P, so the last shard is zero-padded.
+    private var padded: UnsafeMutableRawPointer
+    private var paddedCapacity = 0
+    private var parity: UnsafeMutableRawPointer
+    private var parityCapacity = 0
+
+    /// - Precondition: `shardBytes` even and in 2…9152; `maxDataPerBlock` ≥ 1.
+    public init(shardBytes: Int, maxDataPerBlock: Int, fecPercent: Int, fec: LeopardFEC = LeopardFEC()) {
+        precondition(shardBytes >= 2 && shardBytes % 2 == 0 && shardBytes <= MediaLimits.maxShardBytes)
+        precondition(maxDataPerBlock >= 1)
+        self.shardBytes = shardBytes
+        self.maxDataPerBlock = maxDataPerBlock
+        self.fecPercent = min(max(fecPercent, 0), Self.maxFECPercent)
+        self.fec = fec
+        padded = .allocate(byteCount: 1, alignment: 64)
+        parity = .allocate(byteCount: 1, alignment: 64)
+    }
+
+    deinit {
+        padded.deallocate()
+        parity.deallocate()
+    }
+
+    /// `recovery_for(k)`: 0 when p = 0, else `max(⌈k·p/100⌉, 2)`.
+    public static func recoveryFor(k: Int, percent: Int) -> Int {
+        guard percent > 0, k > 0 else { return 0 }
+        return max((k * percent + 99) / 100, minRecoveryShards)
+    }
+
+    /// Parity shards for a block of `k` data shards under this packetizer's settings.
+    public func parityCount(forBlockOf k: Int) -> Int {
+        let maxTotal = min(maxDataPerBlock + Self.recoveryFor(k: maxDataPerBlock, percent: fecPercent), 65535)
+        return min(Self.recoveryFor(k: k, percent: fecPercent), maxTotal - k)
+    }
+
+    /// Emits every shard of `au` as (header, P-byte shard). `header.seqLow` is left 0 for the
+    /// sealer to fill. The shard pointer is valid only during the call.
+    public func packetize(_ au: UnsafeRawBufferPointer, frame: UInt32, epoch: UInt8, userFlags: UInt32,
+                          ptsMicros: UInt32, stream: MediaStream,
+                          emit: (MediaHeader, UnsafeRawBufferPointer) throws -> Void) throws {
+        let p = shardBytes, bigK = maxDataPerBlock
+        let total = max(1, (au.count + p - 1) / p)
+        let blockCount = (total + bigK - 1) / bigK
+        let pad = total * p - au.count
+        ensure(&padded, &paddedCapacity, total * p)
+        if au.count > 0 { padded.copyMemory(from: au.baseAddress!, byteCount: au.count) }
+        (padded + au.count).initializeMemory(as: UInt8.self, repeating: 0, count: pad)
+
+        var header = MediaHeader(stream: stream, epoch: epoch, flags: UInt16(userFlags & 0x7FFF),
+                                 frame: frame, ptsMicros: ptsMicros)
+        func geometry(_ b: Int) -> (k: Int, m: Int) {
+            let k = min((b + 1) * bigK, total) - b * bigK
+            return (k, parityCount(forBlockOf: k))
+        }
+        func setBlock(_ b: Int) {
+            let (k, m) = geometry(b)
+            let last = b == blockCount - 1
+            header.block = UInt16(b)
+            header.base = UInt32(b * bigK)
+            header.k = UInt16(k)
+            header.m = UInt16(m)
+            header.pad = last ? UInt16(pad) : 0
+            header.flags = UInt16(userFlags & 0x7FFF) | (last ? MediaHeader.lastBlockFlag : 0)
+        }
+        for b in 0..<blockCount {
+            setBlock(b)
+            for i in 0..<Int(header.k) {
+                header.shard = UInt16(i)
+                try emit(header, UnsafeRawBufferPointer(start: padded + (b * bigK + i) * p, count: p))
+            }
+        }
+        for b in 0..<blockCount {
+            setBlock(b)
+            let (k, m) = (Int(header.k), Int(header.m))
+            guard m > 0 else { continue }
+            ensure(&parity, &parityCapacity, m * p)
+            try fec.encode(k: k, m: m, shardBytes: p, data: padded + b * bigK * p, dataStride: p,
+                           parity: parity, parityStride: p)
+            for j in 0..<m {
+                header.shard = UInt16(k + j)
+                try emit(header, UnsafeRawBufferPointer(start: parity + j * p, count: p))
+            }
+        }
+    }
+
+    private func ensure(_ ptr: inout UnsafeMutableRawPointer, _ cap: inout Int, _ need: Int) {
+        guard need > cap else { return }
+        ptr.deallocate()
+        cap = max(need, cap * 2)
+        ptr = .allocate(byteCount: cap, alignment: 64)
+    }
+}
+
+/// Host-side sender: packetize → FEC → seal, one packet number per datagram.
+public final class MediaSender {
+    public let packetizer: Packetizer
+    private let cipher: MediaCipher
+    /// The next packet number to seal (per direction, from 0, never reused).
+    public private(set) var nextSeq: UInt64 = 0
+    private var buffer: UnsafeMutableRawBufferPointer
+
+    public init(exporter: [UInt8], suite: MediaSuite, packetizer: Packetizer) {
+        self.packetizer = packetizer
+        cipher = MediaCipher(exporter: exporter, direction: .hostToClient, suite: suite)
+        buffer = .allocate(byteCount: MediaLimits.v2Overhead + packetizer.shardBytes, alignment: 64)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Sends one AU; `emit` gets each sealed datagram (valid during the call), in order.
+    public func send(_ au: UnsafeRawBufferPointer, frame: UInt32, epoch: UInt8, userFlags: UInt32,
+                     ptsMicros: UInt32, stream: MediaStream = .video,
+                     emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let p = packetizer.shardBytes
+        try packetizer.packetize(au, frame: frame, epoch: epoch, userFlags: userFlags, ptsMicros: ptsMicros,
+                                 stream: stream) { header, shard in
+            var h = header
+            h.seqLow = UInt32(truncatingIfNeeded: nextSeq)
+            h.write(to: buffer.baseAddress!)
+            (buffer.baseAddress! + MediaHeader.length).copyMemory(from: shard.baseAddress!, byteCount: p)
+            let n = try cipher.seal(seq: nextSeq, packet: buffer, length: MediaHeader.length + p)
+            nextSeq += 1
+            try emit(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+    }
+}

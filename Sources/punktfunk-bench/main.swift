@@ -1,0 +1,22 @@
+import Foundation
+import PunktfunkWire
+
+// punktfunk-bench [media] [fec] [--quick]
+// Prints absolute figures for this machine and ratios against baselines measured in the same
+// run. Build with -c release; results go to docs/PERFORMANCE.md.
+let args = Set(CommandLine.arguments.dropFirst())
+let quick = args.contains("--quick")
+let all = args.subtracting(["--quick"]).isEmpty
+print("punktfunk-bench on \(ProcessInfo.processInfo.activeProcessorCount) cores, FEC kernel \(LeopardFEC.kernel)")
+if all || args.contains("fec") {
+    for line in runFECBench() { print(line) }
+}
+if all || args.contains("media") {
+    let bench = MediaBench(frames: quick ? 40 : 300, auBytes: 100_000, passes: quick ? 2 : 5)
+    do {
+        for line in try bench.report() { print(line) }
+    } catch {
+        print("media bench failed: \(error)")
+        exit(1)
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package punktfunk-kiosk builds, tests or runs against (Debian 12).
+# Idempotent and quick when everything is present. Swift packages come from SwiftPM itself.
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config
+  libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev   # QUIC + TLS 1.3
+  libsodium-dev                                               # SPAKE2 point/scalar ops (pairing)
+  libopus-dev                                                 # Opus audio
+  libva-dev libdrm-dev                                        # VA-API decode, KMS
+  libavcodec-dev                                              # software HEVC rung
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

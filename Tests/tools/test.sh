@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite, as a newcomer runs it: installs dependencies, builds, runs every
+# libFuzzer target for a bounded number of executions, then the unit/property/vector tests.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+Tests/tools/install-deps.sh
+swift build --build-tests
+Tests/tools/fuzz.sh
+swift test --skip-build
