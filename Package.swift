@@ -52,27 +52,38 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Sockets, QUIC, handshake and pairing come here next; today it supplies the
+        // system (GnuTLS) media AEAD the receive path runs on.
+        .target(
+            name: "PunktfunkSession",
+            dependencies: ["PunktfunkWire", "CGnuTLS"]
+        ),
         .executableTarget(
             name: "punktfunk-kiosk",
             dependencies: [
                 "PunktfunkWire",
+                "PunktfunkSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "punktfunk-bench",
-            dependencies: ["PunktfunkWire"]
+            dependencies: ["PunktfunkWire", "PunktfunkSession"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
         // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
         // command line, so it keeps compiling with the rest of the package.
         .executableTarget(
             name: "punktfunk-fuzz",
-            dependencies: ["PunktfunkWire"]
+            dependencies: ["PunktfunkWire", "PunktfunkSession"]
         ),
         .testTarget(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
+        ),
+        .testTarget(
+            name: "PunktfunkSessionTests",
+            dependencies: ["PunktfunkSession", "PunktfunkWire"]
         ),
         .testTarget(
             name: "CShimTests",

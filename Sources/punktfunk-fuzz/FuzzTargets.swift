@@ -87,7 +87,6 @@ final class MediaFuzz {
     nonisolated(unsafe) static let shared = MediaFuzz()
 
     let exporter = [UInt8](repeating: 0x5A, count: 32)
-    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: MediaLimits.maxDatagramBytes + 64, alignment: 64)
 
     func run(_ bytes: [UInt8]) {
         let limits = MediaLimits(shardBytes: 64, maxDataPerBlock: 16, maxFrameBytes: 1 << 20)
@@ -102,21 +101,19 @@ final class MediaFuzz {
         var i = 0
         while i + 3 <= bytes.count {
             let mode = bytes[i]
-            let length = min(Int(bytes[i + 1]) | Int(bytes[i + 2]) << 8, MediaLimits.maxDatagramBytes)
+            let length = min(Int(bytes[i + 1]) | Int(bytes[i + 2]) << 8, MediaLimits.maxDatagramBytes - MediaCipher.tagLength)
             i += 3
-            let body = bytes[i..<min(i + length, bytes.count)]
-            i += body.count
-            var n = body.count
-            body.withUnsafeBytes { scratch.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: body.count) }
-            if mode & 1 == 1 && n >= MediaHeader.length {
-                scratch[0] &= 0x0F
+            var datagram = Array(bytes[i..<min(i + length, bytes.count)])
+            i += datagram.count
+            if mode & 1 == 1 && datagram.count >= MediaHeader.length {
+                datagram[0] &= 0x0F
                 let low = UInt32(truncatingIfNeeded: seq)
-                for b in 0..<4 { scratch[1 + b] = UInt8(truncatingIfNeeded: low >> (8 * b)) }
-                guard let sealed = try? sealer.seal(seq: seq, packet: scratch, length: n) else { continue }
-                n = sealed
+                for b in 0..<4 { datagram[1 + b] = UInt8(truncatingIfNeeded: low >> (8 * b)) }
+                guard let sealed = try? sealer.seal(seq: seq, packet: datagram) else { continue }
+                datagram = sealed
                 seq += UInt64(mode >> 1) + 1
             }
-            try? receiver.receive(UnsafeMutableRawBufferPointer(rebasing: scratch[0..<n]))
+            datagram.withUnsafeBytes { try? receiver.receive($0) }
         }
         let c = receiver.counters
         precondition(c.framesDelivered + c.probeFramesDelivered >= UInt64(delivered) || delivered == 0)

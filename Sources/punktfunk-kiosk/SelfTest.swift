@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PunktfunkSession
 import PunktfunkWire
 
 /// `punktfunk-kiosk selftest`: pushes a synthetic HEVC-sized AU stream through the real wire
@@ -33,9 +34,11 @@ struct SelfTest: ParsableCommand {
         for i in exporter.indices { exporter[i] = UInt8(truncatingIfNeeded: rng.next()) }
         let mediaSuite = MediaSuite(name: suite)!
         let sender = MediaSender(exporter: exporter, suite: mediaSuite,
-                                 packetizer: Packetizer(shardBytes: shard, maxDataPerBlock: 4096, fecPercent: fec))
+                                 packetizer: Packetizer(shardBytes: shard, maxDataPerBlock: 4096, fecPercent: fec),
+                                 aead: GnuTLSMediaAEAD.factory)
         let receiver = MediaReceiver(exporter: exporter, suite: mediaSuite,
-                                     limits: MediaLimits(shardBytes: shard), clockOriginNs: 0)
+                                     limits: MediaLimits(shardBytes: shard), clockOriginNs: 0,
+                                     aead: GnuTLSMediaAEAD.factory)
 
         var sent: [UInt32: [UInt8]] = [:]
         var corrupt = 0
@@ -81,7 +84,7 @@ struct SelfTest: ParsableCommand {
             let start = clock.now
             for i in held.indices {
                 wireBytes += held[i].count
-                held[i].withUnsafeMutableBytes { try? receiver.receive($0) }
+                held[i].withUnsafeBytes { try? receiver.receive($0) }
             }
             receiveTime += clock.now - start
         }

@@ -35,9 +35,9 @@ final class MediaLoop {
     @discardableResult
     func receive(_ datagrams: [[UInt8]]) -> [MediaError] {
         var errors: [MediaError] = []
-        for var d in datagrams {
+        for d in datagrams {
             do {
-                try d.withUnsafeMutableBytes { try receiver.receive($0) }
+                try d.withUnsafeBytes { try receiver.receive($0) }
             } catch let e as MediaError {
                 errors.append(e)
             } catch {
@@ -186,10 +186,8 @@ final class MediaLoop {
         func sealed(_ h: MediaHeader, shardBytes: Int = 64) throws -> [UInt8] {
             var h = h
             h.seqLow = UInt32(seq)
-            var p = h.encoded + [UInt8](repeating: 0xAB, count: shardBytes) + [UInt8](repeating: 0, count: 16)
-            _ = try p.withUnsafeMutableBytes { try sealer.seal(seq: seq, packet: $0, length: 30 + shardBytes) }
-            seq += 1
-            return p
+            defer { seq += 1 }
+            return try sealer.seal(seq: seq, packet: h.encoded + [UInt8](repeating: 0xAB, count: shardBytes))
         }
         let loop = MediaLoop()
         let cases: [(MediaHeader, Int)] = [

@@ -62,7 +62,7 @@ int pf_fec_kernel_force(int kernel);
 const char *pf_fec_kernel_name(int kernel);
 
 // Shard kernels. `bytes` must be a multiple of 64 (0 is allowed and does nothing); the two
-// shards must not overlap unless they are identical where noted. `kernel` must be supported.
+// shards must not overlap. `kernel` must be one `pf_fec_kernel_supported` accepts.
 
 /// x ^= y  (x and y must not overlap).
 void pf_fec_xor(int kernel, void *x, const void *y, size_t bytes);

@@ -5,6 +5,7 @@ public struct AccessGrants: OptionSet, Hashable, Sendable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// GAMEPAD … MANAGE_GAMES: one grant per bit (control-plane.md §3.8).
     public static let gamepad = AccessGrants(rawValue: 0x01)
     public static let pointer = AccessGrants(rawValue: 0x02)
     public static let keyboard = AccessGrants(rawValue: 0x04)

@@ -2,7 +2,9 @@
 /// ClientHello tag 1 (`resume`) and used as the media-key exporter context (control-plane.md
 /// §3.3, §3.4). Invariant: exactly 16 bytes.
 public struct SessionID: Hashable, Sendable, CustomStringConvertible {
+    /// Bytes in a session id.
     public static let length = 16
+    /// The 16 id bytes.
     public let bytes: [UInt8]
 
     /// nil unless `bytes` is exactly 16 long.
@@ -18,6 +20,7 @@ public struct SessionID: Hashable, Sendable, CustomStringConvertible {
         bytes = Array(v)
     }
 
+    /// Lowercase hex.
     public var description: String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
@@ -29,10 +32,14 @@ public struct SessionID: Hashable, Sendable, CustomStringConvertible {
 /// Invariant (enforced by the initialiser and on decode): `id` is 1…32 printable ASCII
 /// characters, `name` is trimmed, control-free and ≤ 64 UTF-8 bytes.
 public struct SessionPreset: Hashable, Sendable {
+    /// Bound on `id`, characters (= bytes, ASCII).
     public static let idMaxBytes = 32
+    /// Bound on `name`, UTF-8 bytes.
     public static let nameMaxBytes = 64
 
+    /// The client's stable preset id (what a host keys on).
     public let id: String
+    /// The preset's display name.
     public let name: String
 
     /// Bounds and strips both parts (id: trimmed, printable ASCII only, first 32 characters;
@@ -62,10 +69,12 @@ public struct SessionPreset: Hashable, Sendable {
 /// What the client's OS says about its end of the path (ClientHello tag 22):
 /// `kind u8 ‖ mbps u32` (5 bytes). The default (unknown, 0) is not sent.
 public struct LinkFacts: Hashable, Sendable {
+    /// The client NIC's kind.
     public var kind: InterfaceKind
     /// Link speed in Mbit/s; 0 = not sampled.
     public var mbps: UInt32
 
+    /// Nothing known (the default, not sent).
     public static let unknown = LinkFacts(kind: .unknown, mbps: 0)
 
     public init(kind: InterfaceKind, mbps: UInt32) {
@@ -101,10 +110,12 @@ public struct LinkFacts: Hashable, Sendable {
 public struct ClientHello: TaggedControlMessage {
     public static let messageType = ControlMessageType.clientHello
 
+    /// Field bounds in UTF-8 bytes (tags 7, 8, 19, 23).
     public static let nameMaxBytes = 64
     public static let launchMaxBytes = 128
     public static let clientLabelMaxBytes = 96
     public static let profileMaxBytes = 64
+    /// What a rate of 0 (or an absent tag 15) reads as, Hz.
     public static let defaultAudioRateHz: UInt32 = 48_000
 
     /// Tag 1: the lost session to take back.

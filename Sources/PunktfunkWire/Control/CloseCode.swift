@@ -111,6 +111,7 @@ public enum CloseCode: Hashable, Sendable, CustomStringConvertible {
 
     private var entry: Entry? { Self.table.first { $0.code == self } }
 
+    /// The case for a numeric code; `.unknown` for codes the spec does not list.
     public init(code: UInt64) {
         self = Self.table.first { $0.value == code }?.code ?? .unknown(code)
     }
@@ -130,6 +131,7 @@ public enum CloseCode: Hashable, Sendable, CustomStringConvertible {
         return "The connection closed unexpectedly (code 0x\(String(code, radix: 16, uppercase: true)))."
     }
 
+    /// `0x42 busy`-style log form.
     public var description: String {
         "0x\(String(code, radix: 16))" + (token.map { " \($0)" } ?? "")
     }

@@ -7,6 +7,7 @@
 public struct VideoCodecs: OptionSet, Hashable, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `CODEC_*` bits.
     public static let h264 = VideoCodecs(rawValue: 0x01)
     public static let hevc = VideoCodecs(rawValue: 0x02)
     public static let av1 = VideoCodecs(rawValue: 0x04)
@@ -77,6 +78,7 @@ public struct AudioCodec: RawRepresentable, Hashable, Sendable {
 public struct InterfaceKind: RawRepresentable, Hashable, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `IFACE_KIND_*` values.
     public static let unknown = InterfaceKind(rawValue: 0)
     public static let ethernet = InterfaceKind(rawValue: 1)
     public static let wifi = InterfaceKind(rawValue: 2)

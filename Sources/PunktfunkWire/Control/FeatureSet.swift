@@ -11,10 +11,12 @@ public struct FeatureSet: Hashable, Sendable, CustomStringConvertible {
     /// Bits 64–127.
     public var high: UInt64
 
+    /// No bits (encodes as zero bytes).
     public static let empty = FeatureSet()
     /// The widest set a reader keeps.
     public static let bitCount = 128
 
+    /// A set from its two 64-bit halves.
     public init(low: UInt64 = 0, high: UInt64 = 0) {
         self.low = low
         self.high = high
@@ -53,6 +55,7 @@ public struct FeatureSet: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
+    /// Whether `bit` is set; false outside 0…127.
     public func contains(_ bit: Int) -> Bool {
         guard (0..<Self.bitCount).contains(bit) else { return false }
         return (bit < 64 ? low >> bit : high >> (bit - 64)) & 1 == 1
@@ -64,18 +67,22 @@ public struct FeatureSet: Hashable, Sendable, CustomStringConvertible {
         if bit < 64 { low |= 1 << bit } else { high |= 1 << (bit - 64) }
     }
 
+    /// Clears `bit`; a bit outside 0…127 is ignored.
     public mutating func remove(_ bit: Int) {
         guard (0..<Self.bitCount).contains(bit) else { return }
         if bit < 64 { low &= ~(1 << bit) } else { high &= ~(1 << (bit - 64)) }
     }
 
+    /// A copy with `bit` set.
     public func inserting(_ bit: Int) -> FeatureSet {
         var s = self
         s.insert(bit)
         return s
     }
 
+    /// Bits in either set.
     public func union(_ o: FeatureSet) -> FeatureSet { FeatureSet(low: low | o.low, high: high | o.high) }
+    /// Bits in both sets (the features in force).
     public func intersection(_ o: FeatureSet) -> FeatureSet { FeatureSet(low: low & o.low, high: high & o.high) }
 
     /// Only the bits from 32 up: what this wire alone can say.
@@ -107,6 +114,7 @@ public struct FeatureSet: Hashable, Sendable, CustomStringConvertible {
         set { setByte(newValue.rawValue, at: 24) }
     }
 
+    /// The set bits, e.g. `FeatureSet(6,14,32)`.
     public var description: String {
         "FeatureSet(" + (0..<Self.bitCount).filter(contains).map(String.init).joined(separator: ",") + ")"
     }

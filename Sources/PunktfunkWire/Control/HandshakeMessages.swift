@@ -30,6 +30,7 @@ public struct Pending: EmptyControlMessage {
 /// on a string over its bound or not UTF-8, and on a pin that is neither empty nor 64 hex digits.
 public struct Redirect: TaggedControlMessage {
     public static let messageType = ControlMessageType.redirect
+    /// Field bounds in UTF-8 bytes; `pinLength` is exact (or 0).
     public static let addrMaxBytes = 253
     public static let profileMaxBytes = 64
     public static let seatLabelMaxBytes = 64
@@ -91,6 +92,7 @@ public struct Redirect: TaggedControlMessage {
 /// (control-plane.md §3.4). Native clients read the QUIC close code and reason instead.
 public struct Refused: TaggedControlMessage {
     public static let messageType = ControlMessageType.refused
+    /// Bound on `reason`, UTF-8 bytes.
     public static let reasonMaxBytes = 256
 
     /// Tag 1: a close code (§3.5).

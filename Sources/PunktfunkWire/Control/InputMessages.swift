@@ -40,6 +40,7 @@ public struct InputEdge: ControlMessageCodable {
 /// or is not a whole `[len][request][len][reply]…` packing (each part ≤ 64 bytes).
 public struct PadIdentity: TaggedControlMessage {
     public static let messageType = ControlMessageType.padIdentity
+    /// Bounds in bytes: serial, whole packing, one packed part.
     public static let serialMaxBytes = 32
     public static let repliesMaxBytes = 4096
     public static let replyPartMaxBytes = 64

@@ -18,6 +18,7 @@ public enum PairingSizes {
 /// `deviceKey` is empty for certificate clients (SPKI DER on the browser plane).
 public struct PairRequest: TaggedControlMessage {
     public static let messageType = ControlMessageType.pairRequest
+    /// Bound on `name`, UTF-8 bytes.
     public static let nameMaxBytes = 64
 
     /// Tag 1: device label shown in the host's trust store. Longer than 64 bytes throws.
@@ -92,6 +93,7 @@ public struct PairProof: TaggedControlMessage {
 public struct PairResult: TaggedControlMessage {
     public static let messageType = ControlMessageType.pairResult
 
+    /// Tag 1: the proof verified and the device is stored as trusted.
     public var ok: Bool
 
     public init(ok: Bool) { self.ok = ok }

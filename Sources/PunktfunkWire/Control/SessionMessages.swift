@@ -63,6 +63,7 @@ public struct StreamConfig: TaggedControlMessage {
     /// Tag 10: what the host operator pinned: 0 none, then auto, wake, burst, smooth, capped.
     public var hostForcedShape: UInt8
 
+    /// The colour an absent tag 5 reads as.
     public static let zeroColor = ColorInfo(primaries: 0, transfer: 0, matrix: 0, fullRange: false)
 
     public init(epoch: UInt8 = 0, mode: Mode = .zero, codec: VideoCodecs = [], bitDepth: UInt8 = 0,

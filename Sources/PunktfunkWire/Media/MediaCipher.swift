@@ -1,81 +1,91 @@
-import Crypto
-import Foundation
-
 /// Seals and opens punktfunk/2 media packets of one direction (data-plane.md §8.4).
 ///
 /// Wire form: `clear prefix (tag ‖ seq_low, 5 B) ‖ ciphertext(header[5..30) ‖ shard) ‖ tag (16 B)`;
-/// the clear prefix is the AAD. Keys rotate every 2^23 packets; the two most recent key indices
-/// are cached so reordering across a rotation does not re-derive. Not thread-safe: one per
-/// receive (or send) thread.
+/// the clear prefix is the AAD. Keys rotate every 2^23 packets; the AEADs of the two most recent
+/// key indices are cached, so reordering across a rotation does not re-derive, and the steady
+/// state derives nothing. Not thread-safe: one per receive (or send) thread.
 public final class MediaCipher {
     public static let tagLength = 16
 
     public let suite: MediaSuite
     private let secret: [UInt8]
-    private var slots: [(index: UInt64, key: SymmetricKey, iv: [UInt8])] = []
+    private let factory: MediaAEADFactory
+    private var slots: [(index: UInt64, aead: any MediaAEAD, iv: [UInt8])] = []
+    /// 12-byte nonce scratch, rebuilt per packet.
+    private let nonce = UnsafeMutableRawBufferPointer.allocate(byteCount: 12, alignment: 16)
 
-    public init(exporter: [UInt8], direction: MediaDirection, suite: MediaSuite) {
+    public init(exporter: [UInt8], direction: MediaDirection, suite: MediaSuite,
+                aead factory: @escaping MediaAEADFactory = SwiftCryptoMediaAEAD.factory) {
         self.suite = suite
         self.secret = MediaKeySchedule.directionSecret(exporter: exporter, direction: direction)
+        self.factory = factory
     }
 
-    private func keyAndIV(for seq: UInt64) -> (SymmetricKey, [UInt8]) {
+    deinit { nonce.deallocate() }
+
+    /// The AEAD for `seq`'s key index, with the nonce for `seq` written to `nonce`.
+    private func prepare(_ seq: UInt64) -> any MediaAEAD {
         let index = seq >> MediaKeySchedule.keyIndexShift
-        if let s = slots.first(where: { $0.index == index }) { return (s.key, s.iv) }
-        let (key, iv) = MediaKeySchedule.keyAndIV(secret: secret, index: index, suite: suite)
-        let entry = (index: index, key: SymmetricKey(data: key), iv: iv)
-        if slots.count == 2 { slots.removeFirst() }
-        slots.append(entry)
-        return (entry.key, entry.iv)
-    }
-
-    /// Seals `packet[0..<length]` in place (5-byte clear prefix, then plaintext) and appends the
-    /// tag. - Precondition: `packet.count >= length + 16`. - Returns: the datagram length.
-    public func seal(seq: UInt64, packet: UnsafeMutableRawBufferPointer, length: Int) throws -> Int {
-        precondition(length >= MediaHeader.clearPrefixLength && packet.count >= length + Self.tagLength)
-        let (key, iv) = keyAndIV(for: seq)
-        let nonceBytes = MediaKeySchedule.nonce(iv: iv, seq: seq)
-        let aad = UnsafeRawBufferPointer(rebasing: packet[0..<MediaHeader.clearPrefixLength])
-        let plain = UnsafeRawBufferPointer(rebasing: packet[MediaHeader.clearPrefixLength..<length])
-        let ciphertext: Data
-        let tag: Data
-        switch suite {
-        case .aes128GCM:
-            let box = try AES.GCM.seal(plain, using: key, nonce: AES.GCM.Nonce(data: nonceBytes), authenticating: aad)
-            (ciphertext, tag) = (box.ciphertext, box.tag)
-        case .chaCha20Poly1305:
-            let box = try ChaChaPoly.seal(plain, using: key, nonce: ChaChaPoly.Nonce(data: nonceBytes), authenticating: aad)
-            (ciphertext, tag) = (box.ciphertext, box.tag)
+        let slot: (index: UInt64, aead: any MediaAEAD, iv: [UInt8])
+        if let s = slots.first(where: { $0.index == index }) {
+            slot = s
+        } else {
+            let (key, iv) = MediaKeySchedule.keyAndIV(secret: secret, index: index, suite: suite)
+            slot = (index, factory(suite, key), iv)
+            if slots.count == 2 { slots.removeFirst() }
+            slots.append(slot)
         }
-        let out = UnsafeMutableRawBufferPointer(rebasing: packet[MediaHeader.clearPrefixLength...])
-        ciphertext.copyBytes(to: out)
-        tag.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: packet[length...]))
-        return length + Self.tagLength
+        // nonce = iv XOR (0x00000000 ‖ seq as u64 BE)
+        for i in 0..<12 { nonce[i] = slot.iv[i] }
+        for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: seq >> (8 * (7 - i))) }
+        return slot.aead
     }
 
-    /// Opens `datagram` in place: on success the plaintext sits at
-    /// `[5 ..< datagram.count − 16)`. Throws `.authenticationFailed` on any forgery.
-    public func open(seq: UInt64, datagram: UnsafeMutableRawBufferPointer) throws(MediaError) {
-        let n = datagram.count
-        guard n >= MediaHeader.clearPrefixLength + Self.tagLength else { throw .tooShort(n) }
-        let (key, iv) = keyAndIV(for: seq)
-        let nonceBytes = MediaKeySchedule.nonce(iv: iv, seq: seq)
-        let aad = UnsafeRawBufferPointer(rebasing: datagram[0..<MediaHeader.clearPrefixLength])
-        let ct = UnsafeRawBufferPointer(rebasing: datagram[MediaHeader.clearPrefixLength..<(n - Self.tagLength)])
-        let tag = UnsafeRawBufferPointer(rebasing: datagram[(n - Self.tagLength)...])
-        let plain: Data
-        do {
-            switch suite {
-            case .aes128GCM:
-                let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonceBytes), ciphertext: ct, tag: tag)
-                plain = try AES.GCM.open(box, using: key, authenticating: aad)
-            case .chaCha20Poly1305:
-                let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonceBytes), ciphertext: ct, tag: tag)
-                plain = try ChaChaPoly.open(box, using: key, authenticating: aad)
-            }
-        } catch {
+    /// Seals the packet `plain` (5-byte clear prefix, then plaintext) into `out`:
+    /// prefix ‖ ciphertext ‖ tag. - Precondition: `out` holds `plain.count + 16` bytes and
+    /// does not overlap `plain`. - Returns: the datagram length.
+    public func seal(seq: UInt64, packet plain: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        let prefix = MediaHeader.clearPrefixLength
+        precondition(plain.count >= prefix && out.count >= plain.count + Self.tagLength)
+        let aead = prepare(seq)
+        out.baseAddress!.copyMemory(from: plain.baseAddress!, byteCount: prefix)
+        try aead.seal(nonce: UnsafeRawBufferPointer(nonce), aad: UnsafeRawBufferPointer(rebasing: plain[0..<prefix]),
+                      plaintext: UnsafeRawBufferPointer(rebasing: plain[prefix...]), out: out.baseAddress! + prefix)
+        return plain.count + Self.tagLength
+    }
+
+    /// Opens `datagram` into `out`: on success `out[0 ..< datagram.count − 16)` holds the clear
+    /// prefix followed by the plaintext. Throws `.authenticationFailed` on any forgery.
+    /// - Precondition: `out` holds `datagram.count` bytes and does not overlap it.
+    public func open(seq: UInt64, datagram: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws(MediaError) {
+        let n = datagram.count, prefix = MediaHeader.clearPrefixLength
+        guard n >= prefix + Self.tagLength else { throw .tooShort(n) }
+        precondition(out.count >= n)
+        let aead = prepare(seq)
+        guard aead.open(nonce: UnsafeRawBufferPointer(nonce), aad: UnsafeRawBufferPointer(rebasing: datagram[0..<prefix]),
+                        sealed: UnsafeRawBufferPointer(rebasing: datagram[prefix...]), out: out.baseAddress! + prefix) else {
             throw .authenticationFailed
         }
-        plain.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: datagram[MediaHeader.clearPrefixLength...]))
+        out.baseAddress!.copyMemory(from: datagram.baseAddress!, byteCount: prefix)
+    }
+
+    /// Array form of `seal` for tools and tests: `packet` = clear prefix ‖ plaintext.
+    public func seal(seq: UInt64, packet: [UInt8]) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: packet.count + Self.tagLength)
+        _ = try packet.withUnsafeBytes { p in try out.withUnsafeMutableBytes { try seal(seq: seq, packet: p, into: $0) } }
+        return out
+    }
+
+    /// Array form of `open` for tools and tests: returns clear prefix ‖ plaintext.
+    public func open(seq: UInt64, datagram: [UInt8]) throws(MediaError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: datagram.count)
+        var failure: MediaError?
+        datagram.withUnsafeBytes { d in
+            out.withUnsafeMutableBytes { o in
+                do throws(MediaError) { try open(seq: seq, datagram: d, into: o) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return Array(out.dropLast(Self.tagLength))
     }
 }

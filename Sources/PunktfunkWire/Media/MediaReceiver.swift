@@ -16,12 +16,19 @@ public final class MediaReceiver {
     /// ServerHello tag 2: the Unix-ns instant media time 0 stands for.
     public let clockOriginNs: Int64
 
-    public init(exporter: [UInt8], suite: MediaSuite, limits: MediaLimits, clockOriginNs: Int64, fec: LeopardFEC = LeopardFEC()) {
-        cipher = MediaCipher(exporter: exporter, direction: .hostToClient, suite: suite)
+    /// Decrypted packet (clear prefix ‖ header ‖ shard) of the datagram being handled.
+    private let plaintext = UnsafeMutableRawBufferPointer.allocate(byteCount: MediaLimits.maxDatagramBytes, alignment: 64)
+
+    /// - Parameter aead: the AEAD implementation (the session passes its system one).
+    public init(exporter: [UInt8], suite: MediaSuite, limits: MediaLimits, clockOriginNs: Int64,
+                aead: @escaping MediaAEADFactory = SwiftCryptoMediaAEAD.factory, fec: LeopardFEC = LeopardFEC()) {
+        cipher = MediaCipher(exporter: exporter, direction: .hostToClient, suite: suite, aead: aead)
         video = Reassembler(stream: .video, limits: limits, fec: fec)
         probe = Reassembler(stream: .probe, limits: limits, fec: fec)
         self.clockOriginNs = clockOriginNs
     }
+
+    deinit { plaintext.deallocate() }
 
     /// Receive-path counters plus both reassemblers'.
     public var counters: MediaCounters {
@@ -43,8 +50,8 @@ public final class MediaReceiver {
         return c
     }
 
-    /// Handles one media datagram (first byte `& 0xC0 == 0`). The buffer is decrypted in place.
-    public func receive(_ datagram: UnsafeMutableRawBufferPointer) throws(MediaError) {
+    /// Handles one media datagram (first byte `& 0xC0 == 0`). The datagram is not modified.
+    public func receive(_ datagram: UnsafeRawBufferPointer) throws(MediaError) {
         local.packetsReceived += 1
         local.bytesReceived += UInt64(datagram.count)
         do {
@@ -59,19 +66,19 @@ public final class MediaReceiver {
         }
     }
 
-    private func process(_ d: UnsafeMutableRawBufferPointer) throws(MediaError) {
+    private func process(_ d: UnsafeRawBufferPointer) throws(MediaError) {
         let n = d.count
         guard n >= MediaLimits.v2Overhead else { throw .tooShort(n) }
         guard n <= MediaLimits.maxDatagramBytes else { throw .tooLong(n) }
-        let base = UnsafeRawPointer(d.baseAddress!)
-        let tag = base.load(as: UInt8.self)
+        let tag = d[0]
         guard let stream = MediaStream(rawValue: tag) else { throw .badTag(tag) }
-        let seq = ReplayWindow.expand(reference: replay.reference, low: base.loadLE(at: 1))
+        let seq = ReplayWindow.expand(reference: replay.reference, low: d.baseAddress!.loadLE(at: 1))
         guard replay.plausible(seq) else { throw .implausibleSequence(seq) }
         guard replay.wouldAccept(seq) else { throw .replayed(seq) }
-        try cipher.open(seq: seq, datagram: d)
+        try cipher.open(seq: seq, datagram: d, into: plaintext)
         guard replay.accept(seq) else { throw .replayed(seq) }
 
+        let base = UnsafeRawPointer(plaintext.baseAddress!)
         let header = try MediaHeader(reading: base)
         try checkEpoch(header.epoch)
         let ptsNs = unwrapPts(header.ptsMicros)

@@ -117,15 +117,21 @@ public final class MediaSender {
     private let cipher: MediaCipher
     /// The next packet number to seal (per direction, from 0, never reused).
     public private(set) var nextSeq: UInt64 = 0
-    private var buffer: UnsafeMutableRawBufferPointer
+    private let plain: UnsafeMutableRawBufferPointer
+    private let sealed: UnsafeMutableRawBufferPointer
 
-    public init(exporter: [UInt8], suite: MediaSuite, packetizer: Packetizer) {
+    public init(exporter: [UInt8], suite: MediaSuite, packetizer: Packetizer,
+                aead: @escaping MediaAEADFactory = SwiftCryptoMediaAEAD.factory) {
         self.packetizer = packetizer
-        cipher = MediaCipher(exporter: exporter, direction: .hostToClient, suite: suite)
-        buffer = .allocate(byteCount: MediaLimits.v2Overhead + packetizer.shardBytes, alignment: 64)
+        cipher = MediaCipher(exporter: exporter, direction: .hostToClient, suite: suite, aead: aead)
+        plain = .allocate(byteCount: MediaHeader.length + packetizer.shardBytes, alignment: 64)
+        sealed = .allocate(byteCount: MediaLimits.v2Overhead + packetizer.shardBytes, alignment: 64)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        plain.deallocate()
+        sealed.deallocate()
+    }
 
     /// Sends one AU; `emit` gets each sealed datagram (valid during the call), in order.
     public func send(_ au: UnsafeRawBufferPointer, frame: UInt32, epoch: UInt8, userFlags: UInt32,
@@ -136,11 +142,11 @@ public final class MediaSender {
                                  stream: stream) { header, shard in
             var h = header
             h.seqLow = UInt32(truncatingIfNeeded: nextSeq)
-            h.write(to: buffer.baseAddress!)
-            (buffer.baseAddress! + MediaHeader.length).copyMemory(from: shard.baseAddress!, byteCount: p)
-            let n = try cipher.seal(seq: nextSeq, packet: buffer, length: MediaHeader.length + p)
+            h.write(to: plain.baseAddress!)
+            (plain.baseAddress! + MediaHeader.length).copyMemory(from: shard.baseAddress!, byteCount: p)
+            let n = try cipher.seal(seq: nextSeq, packet: UnsafeRawBufferPointer(plain), into: sealed)
             nextSeq += 1
-            try emit(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            try emit(UnsafeRawBufferPointer(rebasing: sealed[0..<n]))
         }
     }
 }
