@@ -5,7 +5,7 @@ import Testing
 /// checked from the header alone, unknown types skipped, longer varint forms accepted.
 @Suite struct ControlFrameTests {
     static func sampleStream() -> (frames: [ControlFrame], bytes: [UInt8]) {
-        var r = ControlRNG(seed: 0xF7A3E)
+        var r = SplitMix64(seed: 0xF7A3E)
         var frames = ControlMessageType.allCases.map { ControlSamples.make($0, &r).frame }
         frames.append(ControlFrame(type: 0x7F, body: [1, 2, 3]))   // unknown type
         frames.append(ControlFrame(type: 0x2D, body: []))          // retired PhaseReport
@@ -26,7 +26,7 @@ import Testing
 
     @Test func randomChunkDeliveryYieldsEveryFrame() throws {
         let (frames, bytes) = Self.sampleStream()
-        var r = ControlRNG(seed: 42)
+        var r = SplitMix64(seed: 42)
         var reader = FrameReader()
         var out: [ControlFrame] = []
         var i = 0
@@ -79,10 +79,10 @@ import Testing
     /// Frame type, frame length, tag and field length all in longer-than-needed varint forms.
     @Test func nonCanonicalVarintsAreAccepted() throws {
         // type 0x24 (2 B) | length 10 (4 B) | tag 1 (2 B) | field length 4 (4 B) | 80000 LE
-        let bytes = ControlHex.bytes("40 24 | 80 00 00 0a | 40 01 | 80 00 00 04 | 80 38 01 00")
+        let bytes = hex("40 24 | 80 00 00 0a | 40 01 | 80 00 00 04 | 80 38 01 00")
         let m = try ControlMessage(decoding: bytes)
         #expect(m == .setBitrate(SetBitrate(kbps: 80_000)))
-        #expect(m.encoded == ControlHex.bytes("24 06 01 04 80 38 01 00"))
+        #expect(m.encoded == hex("24 06 01 04 80 38 01 00"))
     }
 
     @Test func highTypesNeedTwoByteVarints() {

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func clientHelloGoldenDecodesToTheSpecValues() throws {
-        let bytes = ControlHex.bytes(Self.clientHelloHex)
+        let bytes = hex(Self.clientHelloHex)
         #expect(bytes.count == 134)
         let frame = try ControlFrame.decode(bytes)
         #expect(frame.type == 0x01 && frame.body.count == 131)
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func clientHelloGoldenReEncodesByteForByte() throws {
-        let bytes = ControlHex.bytes(Self.clientHelloHex)
+        let bytes = hex(Self.clientHelloHex)
         #expect(Self.clientHelloValue.encoded == bytes)
         #expect(try ClientHello(frame: ControlFrame.decode(bytes)).encoded == bytes)
         #expect(try ControlMessage(decoding: bytes) == .clientHello(Self.clientHelloValue))
@@ -83,8 +83,8 @@ import Testing
     ]
 
     @Test(arguments: goldens)
-    func messageGoldens(message: any ControlMessageCodable, hex: String) throws {
-        let bytes = ControlHex.bytes(hex)
+    func messageGoldens(message: any ControlMessageCodable, hexText: String) throws {
+        let bytes = hex(hexText)
         #expect(message.encoded == bytes)
         let decoded = try ControlMessage(decoding: bytes)
         #expect(controlSame(message, decoded.message))

@@ -8,7 +8,7 @@ import Testing
     /// every frame type (a trap would crash the test run).
     @Test(arguments: ControlMessageType.allCases)
     func hostileBodiesNeverTrap(type: ControlMessageType) {
-        var r = ControlRNG(seed: 0xBAD_0000 + type.rawValue)
+        var r = SplitMix64(seed: 0xBAD_0000 + type.rawValue)
         for _ in 0..<40 {
             let body = ControlSamples.make(type, &r).body
             for cut in 0..<body.count {
@@ -25,7 +25,7 @@ import Testing
 
     /// A whole frame cut anywhere is "need more bytes" to the reader, never a bogus frame.
     @Test func truncatedFramesNeverYieldAFrame() throws {
-        var r = ControlRNG(seed: 0x7A11)
+        var r = SplitMix64(seed: 0x7A11)
         for type in ControlMessageType.allCases {
             let bytes = ControlSamples.make(type, &r).encoded
             for cut in 0..<bytes.count {
@@ -39,7 +39,7 @@ import Testing
     /// Repeating a message's first field is `.duplicateField` for every tagged message.
     @Test(arguments: ControlMessageType.allCases.filter { ![.ready, .pending, .inputEvent].contains($0) })
     func repeatedFirstTagIsRejected(type: ControlMessageType) throws {
-        var r = ControlRNG(seed: 0xD0_0000 + type.rawValue)
+        var r = SplitMix64(seed: 0xD0_0000 + type.rawValue)
         let body = ControlSamples.make(type, &r).body
         let first = try #require(try TaggedFields(body).fields.first)
         var again = FieldWriter()

@@ -9,7 +9,7 @@ import Testing
 
     @Test(arguments: ControlMessageType.allCases)
     func everyMessageRoundTrips(type: ControlMessageType) throws {
-        var rng = ControlRNG(seed: 0x5EED_0000 + type.rawValue)
+        var rng = SplitMix64(seed: 0x5EED_0000 + type.rawValue)
         for _ in 0..<Self.iterations {
             let m = ControlSamples.make(type, &rng)
             #expect(Swift.type(of: m).messageType == type)
@@ -26,7 +26,7 @@ import Testing
     /// Random values in every ClientHello/ServerHello tag (any width-correct integer, any bytes
     /// where the spec folds) decode to a value that a second trip leaves unchanged.
     @Test func hellosSettleAfterOneTrip() throws {
-        var r = ControlRNG(seed: 0x4E110)
+        var r = SplitMix64(seed: 0x4E110)
         for _ in 0..<Self.iterations {
             var c = FieldWriter()
             c.mode(3, r.mode())

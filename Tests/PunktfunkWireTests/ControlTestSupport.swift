@@ -1,28 +1,7 @@
 import Foundation
 @testable import PunktfunkWire
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator so every randomized control
-/// test replays the same cases.
-struct ControlRNG: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int<T: FixedWidthInteger>(_: T.Type = T.self) -> T { T.random(in: .min ... .max, using: &self) }
-    mutating func int(in r: ClosedRange<Int>) -> Int { Int.random(in: r, using: &self) }
-    mutating func bool() -> Bool { Bool.random(using: &self) }
-    mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in int(UInt8.self) } }
-    mutating func pick<T>(_ xs: [T]) -> T { xs[int(in: 0...(xs.count - 1))] }
-    mutating func maybe<T>(_ make: (inout ControlRNG) -> T) -> T? { bool() ? make(&self) : nil }
-
+extension SplitMix64 {
     /// A string of at most `maxBytes` UTF-8 bytes, mixing 1-, 2-, 3- and 4-byte scalars, with no
     /// surrounding whitespace and no control characters (so every sanitiser leaves it as is).
     mutating func text(maxBytes: Int, nonEmpty: Bool = false) -> String {
@@ -40,7 +19,7 @@ struct ControlRNG: RandomNumberGenerator {
     mutating func mode() -> Mode { Mode(width: int(), height: int(), refreshHz: int()) }
 
     mutating func hdr() -> HDRMetadata {
-        func c(_ r: inout ControlRNG) -> HDRMetadata.Chromaticity { .init(x: r.int(), y: r.int()) }
+        func c(_ r: inout SplitMix64) -> HDRMetadata.Chromaticity { .init(x: r.int(), y: r.int()) }
         return HDRMetadata(green: c(&self), blue: c(&self), red: c(&self), whitePoint: c(&self),
                            maxMasteringLuminance: int(), minMasteringLuminance: int(),
                            maxCLL: int(), maxFALL: int())
@@ -51,18 +30,10 @@ struct ControlRNG: RandomNumberGenerator {
     mutating func color() -> ColorInfo { ColorInfo(primaries: int(), transfer: int(), matrix: int(), fullRange: bool()) }
 }
 
-enum ControlHex {
-    /// Bytes from hex text; spaces and `|` separators are ignored.
-    static func bytes(_ s: String) -> [UInt8] {
-        let digits = Array(s.filter(\.isHexDigit))
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
-    }
-}
-
 /// Random, canonical instances of every control message: values a decoder reads back
 /// unchanged (folded fields hold values the fold keeps).
 enum ControlSamples {
-    static func make(_ type: ControlMessageType, _ r: inout ControlRNG) -> any ControlMessageCodable {
+    static func make(_ type: ControlMessageType, _ r: inout SplitMix64) -> any ControlMessageCodable {
         switch type {
         case .clientHello: return clientHello(&r)
         case .serverHello: return serverHello(&r)
@@ -130,7 +101,7 @@ enum ControlSamples {
         }
     }
 
-    static func clientHello(_ r: inout ControlRNG) -> ClientHello {
+    static func clientHello(_ r: inout SplitMix64) -> ClientHello {
         var h = ClientHello(mode: r.mode())
         h.resume = r.maybe { $0.sessionID() }
         h.suites = (0..<r.int(in: 0...3)).map { _ in r.pick(MediaSuite.allCases) }
@@ -163,7 +134,7 @@ enum ControlSamples {
         return h
     }
 
-    static func serverHello(_ r: inout ControlRNG) -> ServerHello {
+    static func serverHello(_ r: inout SplitMix64) -> ServerHello {
         var s = ServerHello(sessionID: r.sessionID())
         s.clockOriginNs = r.int()
         s.suite = r.maybe { $0.pick(MediaSuite.allCases) }

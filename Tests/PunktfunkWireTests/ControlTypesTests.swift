@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func featureSetRoundTripsRandomly() {
-        var r = ControlRNG(seed: 0xFEA7)
+        var r = SplitMix64(seed: 0xFEA7)
         for _ in 0..<200 {
             let s = r.features()
             #expect(FeatureSet(decoding: s.encoded) == s)

@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func upstreamButtonBits() throws {
-        let vectors = try JSONDecoder().decode(Vectors.self, from: try upstreamFixture("gamepad-button-vectors.json"))
+        let vectors = try JSONDecoder().decode(Vectors.self, from: try Fixtures.data("upstream/gamepad-button-vectors.json"))
         #expect(vectors.buttons.count == 21)
         for b in vectors.buttons {
             #expect(GamepadButtons.named(b.name)?.rawValue == b.bit, "\(b.name)")

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func upstreamVectors() throws {
-        let vectors = try JSONDecoder().decode(Vectors.self, from: try upstreamFixture("scroll-vectors.json"))
+        let vectors = try JSONDecoder().decode(Vectors.self, from: try Fixtures.data("upstream/scroll-vectors.json"))
         #expect(vectors.cases.count == 10)
         var steps = 0
         for c in vectors.cases {

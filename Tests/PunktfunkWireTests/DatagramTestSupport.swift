@@ -1,41 +1,6 @@
 import Foundation
 @testable import PunktfunkWire
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator so property tests replay
-/// exactly. Not for anything but tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int<T: FixedWidthInteger>(_: T.Type = T.self) -> T { T(truncatingIfNeeded: next()) }
-    mutating func bool() -> Bool { next() & 1 == 1 }
-    mutating func bytes(_ count: ClosedRange<Int>) -> [UInt8] {
-        (0..<Int.random(in: count, using: &self)).map { _ in int(UInt8.self) }
-    }
-    mutating func pick<T>(_ xs: [T]) -> T { xs[Int.random(in: 0..<xs.count, using: &self)] }
-}
-
-/// Bytes from hex, ignoring spaces: `hex("c9 0403")`.
-func hex(_ s: String) -> [UInt8] {
-    let digits = Array(s.filter { !$0.isWhitespace })
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
-}
-
-/// A fixture copied from shared/protocol/vectors/upstream (Tests/Fixtures/upstream).
-func upstreamFixture(_ name: String, filePath: String = #filePath) throws -> Data {
-    let url = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/upstream/\(name)")
-    return try Data(contentsOf: url)
-}
-
 /// Feeds `bytes` and every prefix of it to `decode`; the property is that nothing traps.
 /// Returns how many prefixes decoded.
 @discardableResult

@@ -65,7 +65,7 @@ import Testing
     /// m shards: the decoder must return the exact data; one more loss must be refused.
     @Test(arguments: [2, 6, 20, 64, 130, 1388, 1408])
     func randomLossesRecoverExactBytes(p: Int) throws {
-        var rng = FECRandom(seed: 0x5EED_0000 + UInt64(p))
+        var rng = SplitMix64(seed: 0x5EED_0000 + UInt64(p))
         let fec = LeopardFEC()
         for round in 0..<12 {
             let k = round < 3 ? [1, 2, 3][round] : Int.random(in: 1...260, using: &rng)

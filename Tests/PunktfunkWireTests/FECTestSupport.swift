@@ -8,11 +8,7 @@ enum FECTestSupport {
     /// /work/shared/protocol/vectors/fec-vectors.txt (parity produced by the real
     /// reed-solomon-simd 3.1.0 crate; see data-plane.md §9.2 and vectors/README.md).
     static func fixture() throws -> String {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()
-            .appendingPathComponent("../Fixtures/fec-vectors.txt")
-            .standardizedFileURL
-        return try String(contentsOf: url, encoding: .utf8)
+        try Fixtures.text("fec-vectors.txt")
     }
 
     /// The vector file's data pattern: `shard[i][b] = (i*31 + b*7) mod 256`.
@@ -20,38 +16,7 @@ enum FECTestSupport {
         (0..<k).map { i in (0..<p).map { b in UInt8((i * 31 + b * 7) % 256) } }
     }
 
-    static func hex(_ s: Substring) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(s.count / 2)
-        var it = s.utf8.makeIterator()
-        while let hi = it.next(), let lo = it.next() {
-            out.append(UInt8(nibble(hi) << 4 | nibble(lo)))
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> Int {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(c - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(c - UInt8(ascii: "a") + 10)
-        default: Int(c - UInt8(ascii: "A") + 10)
-        }
-    }
-
     static func hasKernel(_ name: String) -> Bool { LeopardFEC.availableKernels.contains(name) }
-}
-
-/// SplitMix64: tiny deterministic generator for reproducible random geometries and losses.
-struct FECRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// One golden case of fec-vectors.txt: encode `data` with (k, m) and compare parity shard
@@ -97,7 +62,7 @@ enum FECVectorParser {
                 var expected: [(Int, [UInt8])] = []
                 for (key, value) in kv where key.hasPrefix("parity[") {
                     let idx = Int(key.dropFirst(7).prefix { $0 != "]" })!
-                    expected.append((idx, FECTestSupport.hex(value[...])))
+                    expected.append((idx, hex(value[...])))
                 }
                 cases.append(FECVectorCase(name: "k=\(k) m=\(m) P=\(p) (prefixes)", k: k, m: m, p: p,
                                            data: FECTestSupport.patternShards(k: k, p: p),
@@ -112,19 +77,19 @@ enum FECVectorParser {
             } else if line.hasPrefix("parity["), current != nil {
                 // parity[j] = hex
                 let idx = Int(line.dropFirst(7).prefix { $0 != "]" })!
-                current!.expected.append((idx, FECTestSupport.hex(fields.last!)))
+                current!.expected.append((idx, hex(fields.last!)))
             } else if inE2E, line.hasPrefix("block") {
                 // blockB data[i] = hex | blockB parity[j] = hex
                 let b = Int(fields[0].dropFirst(5))!
                 let isData = fields[1].hasPrefix("data")
                 let idx = Int(fields[1].drop { $0 != "[" }.dropFirst().prefix { $0 != "]" })!
                 var entry = blocks[b] ?? (data: [:], parity: [:])
-                if isData { entry.data[idx] = FECTestSupport.hex(fields.last!) }
-                else { entry.parity[idx] = FECTestSupport.hex(fields.last!) }
+                if isData { entry.data[idx] = hex(fields.last!) }
+                else { entry.parity[idx] = hex(fields.last!) }
                 blocks[b] = entry
             } else if inExtra, fields.count == 4, let k = Int(fields[0]), let m = Int(fields[1]), let p = Int(fields[2]) {
                 // k m P parity0,parity1,…
-                let parity = fields[3].split(separator: ",").map(FECTestSupport.hex)
+                let parity = fields[3].split(separator: ",").map { hex($0) }
                 cases.append(FECVectorCase(name: "k=\(k) m=\(m) P=\(p) (extra)", k: k, m: m, p: p,
                                            data: FECTestSupport.patternShards(k: k, p: p),
                                            expected: parity.enumerated().map { ($0.offset, $0.element) }))

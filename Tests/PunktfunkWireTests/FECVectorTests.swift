@@ -65,8 +65,8 @@ import Testing
             #expect(parity == fileBlocks[b].expected.map(\.bytes))
         }
         // Spot values transcribed from data-plane.md §9.2.
-        #expect(try fec.encode(blocks[0], m: 2)[0] == FECTestSupport.hex("3aa3a3969696f1f1a2f3f3f3f3f31f1f"))
-        #expect(try fec.encode(blocks[1], m: 2)[1] == FECTestSupport.hex("b4bb486a61e4911477d354d95adf59dc"))
+        #expect(try fec.encode(blocks[0], m: 2)[0] == hex("3aa3a3969696f1f1a2f3f3f3f3f31f1f"))
+        #expect(try fec.encode(blocks[1], m: 2)[1] == hex("b4bb486a61e4911477d354d95adf59dc"))
     }
 
     /// data-plane.md §2.5: for k = 1, m = 2 (low rate) both parity shards equal the data shard.

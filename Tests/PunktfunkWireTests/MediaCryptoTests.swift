@@ -11,7 +11,7 @@ import Testing
         let text = try Fixtures.text("crypto-vectors.txt")
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(prefix) }, "no line \(prefix)")
         let r = try #require(line.range(of: label + "="), "no \(label)= in \(prefix)")
-        return Hex.bytes(String(line[r.upperBound...].prefix { $0.isHexDigit }))
+        return hex(String(line[r.upperBound...].prefix { $0.isHexDigit }))
     }
 
     @Test func exporterToDirectionSecrets() throws {
@@ -47,8 +47,8 @@ import Testing
         let exporter = [UInt8](repeating: 0x09, count: 32)
         let header = MediaHeader(stream: .video, seqLow: 0, epoch: 3, flags: 0x0005, frame: 9, ptsMicros: 42000,
                                  block: 0, base: 0, shard: 0, k: 4, m: 2, pad: 0)
-        #expect(header.encoded == Hex.bytes("00000000000305000900000010a400000000000000000000040002000000"))
-        let shard = Hex.bytes("078a0d901396199c1fa225a82bae31b4")
+        #expect(header.encoded == hex("00000000000305000900000010a400000000000000000000040002000000"))
+        let shard = hex("078a0d901396199c1fa225a82bae31b4")
         let cipher = MediaCipher(exporter: exporter, direction: .hostToClient, suite: .aes128GCM)
         let packet = try cipher.seal(seq: 0, packet: header.encoded + shard)
         #expect(packet.count == 62)
@@ -60,10 +60,10 @@ import Testing
     }
 
     @Test func nonceIsIVXorBigEndianSequence() {
-        let iv = Hex.bytes("92c13c354e1834812e912c65")
+        let iv = hex("92c13c354e1834812e912c65")
         #expect(MediaKeySchedule.nonce(iv: iv, seq: 0) == iv)
         let n = MediaKeySchedule.nonce(iv: iv, seq: 0x0102_0304_0506_0708)
-        #expect(Hex.string(n) == "92c13c354f1a37852b972b6d")
+        #expect(hexString(n) == "92c13c354f1a37852b972b6d")
     }
 
     @Test func forgedTagAndWrongDirectionFailAuthentication() throws {
@@ -85,24 +85,24 @@ import Testing
 
     /// punktfunk/1 AEAD vectors: the nonce rule plus a standard AEAD reproduce the sealed bytes.
     @Test func legacyNoncesAndSealedPackets() throws {
-        let salt = Hex.bytes("03010401")
-        let plain = Hex.bytes("393000000000000000000000000000006400000005000000000002000400020000001000c9010105078a0d901396199c1fa225a82bae31b4")
+        let salt = hex("03010401")
+        let plain = hex("393000000000000000000000000000006400000005000000000002000400020000001000c9010105078a0d901396199c1fa225a82bae31b4")
         let key = SymmetricKey(data: [UInt8](repeating: 0x07, count: 16))
         for (client, wire) in [(false, "000000000000000035046630c6f14927345b5fe8863b407677abd5187d0621e671b90b7463d27b5ea426b59b1c8ed128c6526f6319af4c9a16fb26bdaa81ce8bf93fe854527b35fc229f0a1208eb1399"),
                                (true, "00000000000000009cd93f5e095c17af495b7fa6964a60ccb6d0c6ae8b81f57dddc70448a9bda1a91554b1165eb3e46e2f6cd8bdd5689fd54ced852aad534e08dfaa9bb30d1112f18617d88aab30a6ff")] {
             let nonce = LegacyMediaNonce.nonce(salt: salt, sealedByClient: client, seq: 0)
-            #expect(Hex.string(nonce) == (client ? "830104010000000000000000" : "030104010000000000000000"))
+            #expect(hexString(nonce) == (client ? "830104010000000000000000" : "030104010000000000000000"))
             let aad = [UInt8](repeating: 0, count: 8)
             let box = try AES.GCM.seal(plain, using: key, nonce: AES.GCM.Nonce(data: nonce), authenticating: aad)
-            #expect(Hex.string(aad + box.ciphertext + box.tag) == wire)
+            #expect(hexString(aad + box.ciphertext + box.tag) == wire)
         }
-        let chachaNonce = LegacyMediaNonce.nonce(salt: Hex.bytes("93374299"), sealedByClient: false, seq: 4242)
-        #expect(Hex.string(chachaNonce) == "133742990000000000001092")
-        let box = try ChaChaPoly.seal(Hex.bytes("000102030405060708090a0b0c0d0e0f10"),
+        let chachaNonce = LegacyMediaNonce.nonce(salt: hex("93374299"), sealedByClient: false, seq: 4242)
+        #expect(hexString(chachaNonce) == "133742990000000000001092")
+        let box = try ChaChaPoly.seal(hex("000102030405060708090a0b0c0d0e0f10"),
                                       using: SymmetricKey(data: [UInt8](repeating: 0x5a, count: 32)),
                                       nonce: ChaChaPoly.Nonce(data: chachaNonce),
-                                      authenticating: Hex.bytes("0000000000001092"))
-        #expect(Hex.string(Hex.bytes("0000000000001092") + box.ciphertext + box.tag)
+                                      authenticating: hex("0000000000001092"))
+        #expect(hexString(hex("0000000000001092") + box.ciphertext + box.tag)
                 == "00000000000010921fbf3ecfba435e035be22b6a5f828ef9f65e3ce817cf1dbe252c8ca0bfb3e7e4b2")
     }
 }

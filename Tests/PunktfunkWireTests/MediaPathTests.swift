@@ -68,7 +68,7 @@ final class MediaLoop {
             "27aa2db0000000000000000000000000", "3aa3a3969696f1f1a2f3f3f3f3f31f1f", "fa6363161616717122b3b3b3b3b31f1f",
             "a321550ab13441c4a723a429aa2f890c", "b4bb486a61e4911477d354d95adf59dc",
         ]
-        #expect(seen.map { Hex.string($0.2) } == expected)
+        #expect(seen.map { hexString($0.2) } == expected)
         let b1 = seen[4].3
         #expect(b1.k == 3 && b1.m == 2 && b1.base == 4 && b1.pad == 12 && b1.isLastBlock)
         #expect(seen[0].3.k == 4 && seen[0].3.m == 2 && !seen[0].3.isLastBlock && seen[0].3.pad == 0)
@@ -100,7 +100,7 @@ final class MediaLoop {
     /// Any loss pattern within every block's parity budget rebuilds the exact AU; beyond it the
     /// AU is declared lost and never delivered.
     @Test func randomLossWithinBudgetRecoversBeyondIsLost() throws {
-        var rng = SeededRNG(seed: 0xFEC)
+        var rng = SplitMix64(seed: 0xFEC)
         let loop = MediaLoop(shardBytes: 64, maxDataPerBlock: 16, fecPercent: 30)
         var expected: [UInt32: [UInt8]] = [:]
         var expectLost: Set<UInt32> = []
