@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds punktfunk-fuzz with libFuzzer and runs every target for a bounded number of
 # executions, so CI proves each still builds, runs and finds nothing.
-#   Tests/tools/fuzz.sh                 all targets, $PF_FUZZ_RUNS executions each (default 20000)
+#   Tests/tools/fuzz.sh                 all targets, $PF_FUZZ_RUNS executions each (default 100000)
 #   Tests/tools/fuzz.sh media-receiver  one target
 # Crashes are written to .build-fuzz/artifacts/ and fail the script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-runs="${PF_FUZZ_RUNS:-20000}"
+runs="${PF_FUZZ_RUNS:-100000}"
 scratch=.build-fuzz
 swift build -c release --scratch-path "$scratch" --product punktfunk-fuzz \
   -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -use-ld=lld >&2
