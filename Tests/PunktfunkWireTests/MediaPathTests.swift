@@ -210,6 +210,27 @@ final class MediaLoop {
                 == UInt64(cases.count))
     }
 
+    /// Authentic blocks that overlap, or a second "last" block, never get an AU delivered.
+    @Test func overlappingAndConflictingBlocksAreRefused() throws {
+        let exporter = (0..<32).map { UInt8($0) }
+        let sealer = MediaCipher(exporter: exporter, direction: .hostToClient, suite: .aes128GCM)
+        var seq: UInt64 = 0
+        func send(_ loop: MediaLoop, _ h: MediaHeader) -> [MediaError] {
+            var h = h
+            h.seqLow = UInt32(seq)
+            defer { seq += 1 }
+            return loop.receive([try! sealer.seal(seq: seq, packet: h.encoded + [UInt8](repeating: 1, count: 64))])
+        }
+        let loop = MediaLoop()
+        #expect(send(loop, MediaHeader(frame: 1, block: 0, base: 0, shard: 0, k: 4, m: 0)).isEmpty)
+        #expect(send(loop, MediaHeader(frame: 1, block: 1, base: 2, shard: 0, k: 4, m: 0)).count == 1)
+        #expect(send(loop, MediaHeader(flags: 0x8000, frame: 1, block: 2, base: 4, shard: 0, k: 1, m: 0)).isEmpty)
+        #expect(send(loop, MediaHeader(flags: 0x8000, frame: 1, block: 3, base: 5, shard: 0, k: 1, m: 0)).count == 1)
+        // Block 0's (base, k, m) may not change mid-AU.
+        #expect(send(loop, MediaHeader(frame: 1, block: 0, base: 0, shard: 1, k: 3, m: 0)).count == 1)
+        #expect(loop.delivered.isEmpty)
+    }
+
     @Test func staleEpochDropped() throws {
         let loop = MediaLoop()
         #expect(loop.receive(try loop.packets(Self.au(10), frame: 1, epoch: 5)).isEmpty)

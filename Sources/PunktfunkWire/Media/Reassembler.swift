@@ -264,6 +264,10 @@ struct BlockState {
 
 /// Reusable storage for one in-flight AU. Buffers only grow; `reset` keeps their capacity.
 final class AUSlot {
+    /// Blocks one AU may have: a 64 MiB AU streamed in the host's smallest blocks (16 shards
+    /// of 1408 B) needs ~3000.
+    static let maxBlocks = 4096
+
     var inUse = false
     var frame: UInt32 = 0
     var epoch: UInt8 = 0
@@ -345,11 +349,16 @@ final class AUSlot {
                 throw .badGeometry("block \(h.block) beyond the last block")
             }
         }
-        guard blocks.count < 65535 else { throw .badGeometry("too many blocks") }
-        let dataEnd = (Int(h.base) + k) * p
+        guard blocks.count < Self.maxBlocks else { throw .badGeometry("more than \(Self.maxBlocks) blocks") }
+        let base = Int(h.base)
+        for b in blocks where base < Int(b.base) + Int(b.k) && Int(b.base) < base + k {
+            throw .badGeometry("block \(h.block) overlaps block \(b.index)")
+        }
+        let dataEnd = (base + k) * p
         let newParity = parityUsed + m * p
-        // Charge what this AU newly occupies (not the reused capacity) against the budget.
-        let extra = max(0, dataEnd - dataExtent) + m * p
+        // Charge what this AU newly occupies (not the reused capacity) against the budget:
+        // data, parity and one presence flag per shard.
+        let extra = max(0, dataEnd - dataExtent) + m * p + k + m
         try reserve(extra)
         reservedBytes += extra
         if dataEnd > dataCapacity { grow(&data, &dataCapacity, to: dataEnd, keep: dataExtent) }
