@@ -37,6 +37,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: systemLibraries + [
         // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 nibble tables, portable fallback),
@@ -55,11 +56,19 @@ let package = Package(
             // ~15 % of it. Static checking stays on.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
-        // Sockets, QUIC, handshake and pairing come here next; today it supplies the
-        // system (GnuTLS) media AEAD the receive path runs on.
+        // Sockets, QUIC (ngtcp2 + GnuTLS), identity, handshake and pairing; the system (GnuTLS)
+        // media AEAD the receive path runs on.
         .target(
             name: "PunktfunkSession",
-            dependencies: ["PunktfunkWire", "CGnuTLS"]
+            dependencies: [
+                "PunktfunkWire", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // HEVC bitstream planner: Annex-B, parameter sets, slice headers, POC/RPS/DPB. Pure Swift.
+        .target(
+            name: "HEVC"
         ),
         .executableTarget(
             name: "punktfunk-kiosk",
@@ -83,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
+        ),
+        .testTarget(
+            name: "HEVCTests",
+            dependencies: ["HEVC"]
         ),
         .testTarget(
             name: "PunktfunkSessionTests",

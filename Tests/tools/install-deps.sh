@@ -10,6 +10,7 @@ packages=(
   libopus-dev                                                 # Opus audio
   libva-dev libdrm-dev                                        # VA-API decode, KMS
   libavcodec-dev                                              # software HEVC rung
+  ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
 )
 
 missing=()
