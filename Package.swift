@@ -87,7 +87,7 @@ let package = Package(
         // command line, so it keeps compiling with the rest of the package.
         .executableTarget(
             name: "punktfunk-fuzz",
-            dependencies: ["PunktfunkWire", "PunktfunkSession"]
+            dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC"]
         ),
         .testTarget(
             name: "PunktfunkWireTests",

@@ -1,3 +1,4 @@
+import HEVC
 import PunktfunkWire
 
 /// Every decoder that sees network bytes, as a libFuzzer target. Each target must never trap;
@@ -14,6 +15,9 @@ enum FuzzTarget: String, CaseIterable {
     case mediaReceiver = "media-receiver"
     /// FEC: any erasure pattern within the parity budget rebuilds the exact data.
     case fecRoundTrip = "fec-round-trip"
+    /// An Annex-B HEVC access unit through the bitstream planner (parameter sets persist
+    /// within one input, so slices are parsed against the VPS/SPS/PPS that precede them).
+    case hevcAnnexB = "hevc-annexb"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -22,6 +26,9 @@ enum FuzzTarget: String, CaseIterable {
         case .clientDatagram: Self.clientDatagram(bytes)
         case .mediaReceiver: MediaFuzz.shared.run(bytes)
         case .fecRoundTrip: Self.fecRoundTrip(bytes)
+        case .hevcAnnexB:
+            var parser = HEVCParser()
+            _ = parser.parseAnnexB(bytes)
         }
     }
 

@@ -1,0 +1,45 @@
+/// Annex-B byte stream splitting (H.265 Annex B.2).
+public enum AnnexB {
+    /// The NAL units of an Annex-B byte stream, without start codes and without trailing zero
+    /// bytes (trailing_zero_8bits, and the leading zero of a 4-byte start code).
+    ///
+    /// Accepts 3-byte (`00 00 01`) and 4-byte (`00 00 00 01`) start codes; bytes before the first
+    /// start code are ignored; empty NAL units are dropped. Never traps on any input.
+    /// - Returns: ranges into `stream`, in order.
+    public static func nalUnitRanges(in stream: [UInt8]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        let n = stream.count
+        var i = 0
+        var start: Int? = nil
+        while i + 2 < n {
+            // A start code prefix or the 00 00 00 that may only precede one (B.2, 7.4.2).
+            if stream[i] == 0, stream[i + 1] == 0, stream[i + 2] <= 1 {
+                if let s = start {
+                    append(s..<i, of: stream, to: &ranges)
+                    start = nil
+                }
+                if stream[i + 2] == 1 {
+                    start = i + 3
+                    i += 3
+                } else {
+                    i += 1
+                }
+                continue
+            }
+            i += 1
+        }
+        if let s = start { append(s..<n, of: stream, to: &ranges) }
+        return ranges
+    }
+
+    /// The NAL units of an Annex-B byte stream as byte arrays (see `nalUnitRanges(in:)`).
+    public static func nalUnits(in stream: [UInt8]) -> [[UInt8]] {
+        nalUnitRanges(in: stream).map { Array(stream[$0]) }
+    }
+
+    private static func append(_ range: Range<Int>, of stream: [UInt8], to ranges: inout [Range<Int>]) {
+        var end = range.upperBound
+        while end > range.lowerBound, stream[end - 1] == 0 { end -= 1 }  // trailing_zero_8bits
+        if end > range.lowerBound { ranges.append(range.lowerBound..<end) }
+    }
+}

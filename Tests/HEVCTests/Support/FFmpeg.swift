@@ -1,0 +1,48 @@
+import Foundation
+
+/// Runs the `ffmpeg` CLI for oracle tests. Tests that need it are gated on `isAvailable`.
+enum FFmpeg {
+    /// The ffmpeg binary on PATH, if any.
+    static let path: String? = {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin").split(separator: ":")
+        for dir in dirs {
+            let candidate = "\(dir)/ffmpeg"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
+
+    /// ffmpeg exists and has the libx265 encoder.
+    static let isAvailable: Bool = {
+        guard path != nil, let out = try? run(["-hide_banner", "-encoders"]) else { return false }
+        return out.stdout.contains("libx265")
+    }()
+
+    struct Output { var status: Int32; var stdout: String; var stderr: String }
+
+    /// Runs ffmpeg with `arguments`, collecting stdout and stderr (via temp files, so a large
+    /// trace cannot dead-lock on a full pipe).
+    static func run(_ arguments: [String]) throws -> Output {
+        guard let path else { throw CocoaError(.fileNoSuchFile) }
+        let dir = FileManager.default.temporaryDirectory
+        let id = UUID().uuidString
+        let outURL = dir.appendingPathComponent("ffmpeg-\(id).out"), errURL = dir.appendingPathComponent("ffmpeg-\(id).err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: outURL)
+        p.standardError = try FileHandle(forWritingTo: errURL)
+        try p.run()
+        p.waitUntilExit()
+        let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        return Output(status: p.terminationStatus, stdout: out, stderr: err)
+    }
+}

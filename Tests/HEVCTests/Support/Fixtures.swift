@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// HEVC fixtures generated at test time with ffmpeg + libx265 (tiny: 192×108, a few frames),
+/// together with ffmpeg's `trace_headers` dump of each. Generated once per test process.
+struct Fixture: Sendable, CustomTestStringConvertible {
+    var name: String
+    /// x265 parameters on top of the base set.
+    var x265: String
+    var pixelFormat = "yuv420p"
+    var frames = 8
+    /// Extra lavfi filters after the test source (e.g. a fade, for weighted prediction).
+    var filter = ""
+    /// Picture sizes, encoded one after the other and concatenated (a mid-stream SPS change).
+    var sizes = ["192x108"]
+    var testDescription: String { name }
+
+    /// The base shape is the host's: low-delay P, repeated headers, short GOP.
+    static let base = "keyint=4:bframes=0:repeat-headers=1:log-level=none"
+
+    /// Every fixture the oracle and robustness tests sweep.
+    static let all: [Fixture] = [
+        Fixture(name: "lowdelay-p", x265: base),
+        Fixture(name: "main10-bt2020-pq", x265: base + ":info=0:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=full",
+                pixelFormat: "yuv420p10le"),
+        Fixture(name: "scaling-lists", x265: base + ":info=0:scaling-list=default:no-wpp=1"),
+        Fixture(name: "two-slices", x265: base + ":info=0:slices=3:ctu=16"),
+        Fixture(name: "no-sao-deblock-offsets", x265: base + ":info=0:no-sao=1:deblock=-2,1"),
+        Fixture(name: "b-pyramid-weighted-fade", x265: "keyint=8:bframes=3:b-pyramid=1:weightb=1:ref=3:repeat-headers=1:info=0:log-level=none",
+                frames: 10, filter: ",fade=in:0:10"),
+        Fixture(name: "p-weighted-fade", x265: base + ":info=0:ref=2", filter: ",fade=out:0:8"),
+        Fixture(name: "hrd-vbv", x265: base + ":info=0:vbv-bufsize=200:vbv-maxrate=200:hrd=1"),
+        Fixture(name: "intra-refresh", x265: "keyint=8:bframes=0:intra-refresh=1:aud=1:repeat-headers=1:info=0:log-level=none"),
+        Fixture(name: "temporal-sub-layers", x265: "keyint=8:bframes=3:b-pyramid=1:temporal-layers=1:repeat-headers=1:info=0:log-level=none"),
+        Fixture(name: "rext-444-8bit", x265: base + ":info=0", pixelFormat: "yuv444p", frames: 4),
+        Fixture(name: "rext-422-10bit", x265: base + ":info=0", pixelFormat: "yuv422p10le", frames: 4),
+        Fixture(name: "monochrome", x265: base + ":info=0", pixelFormat: "gray", frames: 4),
+        Fixture(name: "resolution-change", x265: base + ":info=0", frames: 4, sizes: ["192x108", "128x72"]),
+        Fixture(name: "amp-pcm-lossless-cu", x265: base + ":info=0:amp=1:rect=1:cu-lossless=1:tskip=1"),
+    ]
+
+    /// A generated fixture: the Annex-B bytes and ffmpeg's trace.
+    struct Generated: Sendable {
+        var bytes: [UInt8]
+        var trace: [TraceHeaders.Unit]
+    }
+
+    private static let directory: URL = {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hevc-fixtures-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }()
+
+    /// All fixtures, generated on first use (serially; the machine has two shared cores).
+    static let generated: [String: Result<Generated, FixtureError>] = {
+        var out: [String: Result<Generated, FixtureError>] = [:]
+        for f in all { out[f.name] = f.generate() }
+        try? FileManager.default.removeItem(at: directory)  // everything needed is in memory now
+        return out
+    }()
+
+    struct FixtureError: Error, CustomStringConvertible { var description: String }
+
+    func load() throws -> Generated {
+        guard let r = Fixture.generated[name] else { throw FixtureError(description: "unknown fixture \(name)") }
+        return try r.get()
+    }
+
+    private func generate() -> Result<Generated, FixtureError> {
+        let url = Fixture.directory.appendingPathComponent("\(name).hevc")
+        do {
+            var bytes: [UInt8] = []
+            for (k, size) in sizes.enumerated() {
+                let part = Fixture.directory.appendingPathComponent("\(name)-\(k).hevc")
+                let enc = try FFmpeg.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                                          "-i", "testsrc2=size=\(size):rate=30" + filter, "-frames:v", "\(frames)",
+                                          "-pix_fmt", pixelFormat, "-c:v", "libx265", "-x265-params", x265,
+                                          "-f", "hevc", part.path])
+                guard enc.status == 0 else { return .failure(FixtureError(description: "encode \(name): \(enc.stderr)")) }
+                bytes += [UInt8](try Data(contentsOf: part))
+            }
+            try Data(bytes).write(to: url)
+            let trace = try FFmpeg.run(["-hide_banner", "-nostats", "-i", url.path, "-c", "copy",
+                                        "-bsf:v", "trace_headers", "-f", "null", "-"])
+            guard trace.status == 0 else { return .failure(FixtureError(description: "trace \(name): \(trace.stderr)")) }
+            return .success(Generated(bytes: bytes, trace: TraceHeaders.parse(trace.stderr)))
+        } catch {
+            return .failure(FixtureError(description: "\(name): \(error)"))
+        }
+    }
+}
