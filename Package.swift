@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: systemLibraries + [
+        // Linux calls the Glibc module cannot reach (recvmmsg/sendmmsg need _GNU_SOURCE).
+        .target(name: "CPunktfunkLinux"),
         // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 nibble tables, portable fallback),
         // chosen at run time by CPU feature. The Leopard algorithm itself is Swift.
         .target(
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "PunktfunkSession",
             dependencies: [
-                "PunktfunkWire", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
+                "PunktfunkWire", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS", "CPunktfunkLinux", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]

@@ -1,0 +1,29 @@
+// Linux calls Swift's Glibc module cannot reach: recvmmsg/sendmmsg need _GNU_SOURCE, which the
+// Glibc module map is built without. Delete this target once Glibc exposes them.
+#ifndef PF_LINUX_H
+#define PF_LINUX_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+/// One slot of a datagram batch. The caller owns `data` (capacity bytes).
+typedef struct pf_datagram {
+    void *data;
+    size_t capacity;
+    /// Bytes received (≤ capacity) or to send.
+    size_t length;
+    /// Set when the datagram was longer than `capacity` and was cut (MSG_TRUNC).
+    int truncated;
+    struct sockaddr_storage address;
+    socklen_t address_length;
+} pf_datagram;
+
+/// Receives up to `n` datagrams with one non-blocking recvmmsg. Returns the count (0 when nothing
+/// is waiting) or -errno.
+int pf_recv_batch(int fd, pf_datagram *slots, unsigned int n);
+
+/// Sends up to `n` datagrams (each to its `address`) with one non-blocking sendmmsg. Returns how
+/// many the kernel took (0 when the socket buffer is full), or -errno.
+int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n);
+
+#endif

@@ -1,0 +1,49 @@
+#define _GNU_SOURCE
+#include "pf_linux.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+enum { PF_BATCH_MAX = 64 };
+
+int pf_recv_batch(int fd, pf_datagram *slots, unsigned int n) {
+    struct mmsghdr msgs[PF_BATCH_MAX];
+    struct iovec iov[PF_BATCH_MAX];
+    if (n > PF_BATCH_MAX) n = PF_BATCH_MAX;
+    memset(msgs, 0, sizeof(msgs[0]) * n);
+    for (unsigned int i = 0; i < n; i++) {
+        iov[i].iov_base = slots[i].data;
+        iov[i].iov_len = slots[i].capacity;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &slots[i].address;
+        msgs[i].msg_hdr.msg_namelen = sizeof(slots[i].address);
+    }
+    int got = recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
+    if (got < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+    for (int i = 0; i < got; i++) {
+        slots[i].length = msgs[i].msg_len;
+        slots[i].truncated = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
+        slots[i].address_length = msgs[i].msg_hdr.msg_namelen;
+    }
+    return got;
+}
+
+int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n) {
+    struct mmsghdr msgs[PF_BATCH_MAX];
+    struct iovec iov[PF_BATCH_MAX];
+    if (n > PF_BATCH_MAX) n = PF_BATCH_MAX;
+    memset(msgs, 0, sizeof(msgs[0]) * n);
+    for (unsigned int i = 0; i < n; i++) {
+        iov[i].iov_base = slots[i].data;
+        iov[i].iov_len = slots[i].length;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = (void *)&slots[i].address;
+        msgs[i].msg_hdr.msg_namelen = slots[i].address_length;
+    }
+    int sent = sendmmsg(fd, msgs, n, MSG_DONTWAIT);
+    if (sent < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+    return sent;
+}
