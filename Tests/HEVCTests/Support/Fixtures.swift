@@ -43,20 +43,19 @@ struct Fixture: Sendable, CustomTestStringConvertible {
     struct Generated: Sendable {
         var bytes: [UInt8]
         var trace: [TraceHeaders.Unit]
+        /// Planner fixtures only: the presentation order ffmpeg's decoder produces, as decoding-order
+        /// indices of the access units (see `FFmpeg.outputOrder`).
+        var outputOrder: [Int] = []
     }
 
-    private static let directory: URL = {
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hevc-fixtures-\(ProcessInfo.processInfo.processIdentifier)")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }()
+    private static let directory: URL = FileManager.default.temporaryDirectory
+        .appendingPathComponent("hevc-fixtures-\(ProcessInfo.processInfo.processIdentifier)")
 
     /// All fixtures, generated on first use (serially; the machine has two shared cores).
     static let generated: [String: Result<Generated, FixtureError>] = {
         var out: [String: Result<Generated, FixtureError>] = [:]
-        for f in all { out[f.name] = f.generate() }
-        try? FileManager.default.removeItem(at: directory)  // everything needed is in memory now
+        for f in all { out[f.name] = f.generate(in: directory.appendingPathComponent("all")) }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("all"))  // everything needed is in memory now
         return out
     }()
 
@@ -67,12 +66,40 @@ struct Fixture: Sendable, CustomTestStringConvertible {
         return try r.get()
     }
 
-    private func generate() -> Result<Generated, FixtureError> {
-        let url = Fixture.directory.appendingPathComponent("\(name).hevc")
+    /// Fixtures for the planner (output order, reference lists): reordering shapes.
+    static let planner: [Fixture] = [
+        Fixture(name: "lowdelay-p", x265: base),
+        Fixture(name: "b-pyramid-reorder", x265: "keyint=16:min-keyint=16:scenecut=0:bframes=3:b-pyramid=1:ref=3:repeat-headers=1:info=0:log-level=none",
+                frames: 24),
+        Fixture(name: "open-gop-cra", x265: "keyint=8:min-keyint=8:scenecut=0:open-gop=1:bframes=3:repeat-headers=1:info=0:log-level=none",
+                frames: 20),
+        Fixture(name: "lowdelay-p-ref4", x265: "keyint=30:bframes=0:ref=4:repeat-headers=1:info=0:log-level=none", frames: 12),
+        Fixture(name: "temporal-sub-layers", x265: "keyint=8:bframes=3:b-pyramid=1:temporal-layers=1:repeat-headers=1:info=0:log-level=none"),
+        Fixture(name: "resolution-change", x265: base + ":info=0", frames: 4, sizes: ["192x108", "128x72"]),
+        Fixture(name: "multi-slice-b", x265: "keyint=8:bframes=2:slices=3:ctu=16:repeat-headers=1:info=0:log-level=none"),
+    ]
+
+    /// The planner fixtures, generated on first use.
+    static let generatedPlanner: [String: Result<Generated, FixtureError>] = {
+        var out: [String: Result<Generated, FixtureError>] = [:]
+        let dir = directory.appendingPathComponent("planner")
+        for f in planner { out[f.name] = f.generate(in: dir, probeOutputOrder: true) }
+        try? FileManager.default.removeItem(at: dir)
+        return out
+    }()
+
+    func loadPlanner() throws -> Generated {
+        guard let r = Fixture.generatedPlanner[name] else { throw FixtureError(description: "unknown planner fixture \(name)") }
+        return try r.get()
+    }
+
+    private func generate(in dir: URL, probeOutputOrder: Bool = false) -> Result<Generated, FixtureError> {
+        let url = dir.appendingPathComponent("\(name).hevc")
         do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             var bytes: [UInt8] = []
             for (k, size) in sizes.enumerated() {
-                let part = Fixture.directory.appendingPathComponent("\(name)-\(k).hevc")
+                let part = dir.appendingPathComponent("\(name)-\(k).hevc")
                 let enc = try FFmpeg.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
                                           "-i", "testsrc2=size=\(size):rate=30" + filter, "-frames:v", "\(frames)",
                                           "-pix_fmt", pixelFormat, "-c:v", "libx265", "-x265-params", x265,
@@ -84,7 +111,9 @@ struct Fixture: Sendable, CustomTestStringConvertible {
             let trace = try FFmpeg.run(["-hide_banner", "-nostats", "-i", url.path, "-c", "copy",
                                         "-bsf:v", "trace_headers", "-f", "null", "-"])
             guard trace.status == 0 else { return .failure(FixtureError(description: "trace \(name): \(trace.stderr)")) }
-            return .success(Generated(bytes: bytes, trace: TraceHeaders.parse(trace.stderr)))
+            var g = Generated(bytes: bytes, trace: TraceHeaders.parse(trace.stderr))
+            if probeOutputOrder { g.outputOrder = try FFmpeg.outputOrder(of: url.path) }
+            return .success(g)
         } catch {
             return .failure(FixtureError(description: "\(name): \(error)"))
         }
