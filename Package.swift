@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "punktfunk-kiosk", targets: ["punktfunk-kiosk"]),
         .executable(name: "punktfunk-bench", targets: ["punktfunk-bench"]),
         .executable(name: "punktfunk-fuzz", targets: ["punktfunk-fuzz"]),
+        .executable(name: "pf-testhost", targets: ["pf-testhost"]),
         .library(name: "PunktfunkWire", targets: ["PunktfunkWire"]),
     ],
     dependencies: [
@@ -72,11 +73,13 @@ let package = Package(
         .target(
             name: "HEVC"
         ),
+        .target(name: "VideoDecode", dependencies: ["HEVC", "CAVCodec"]),
         .executableTarget(
             name: "punktfunk-kiosk",
             dependencies: [
                 "PunktfunkWire",
                 "PunktfunkSession",
+                "VideoDecode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,6 +94,7 @@ let package = Package(
             name: "punktfunk-fuzz",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC"]
         ),
+        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkSession", "PunktfunkWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
@@ -99,6 +103,7 @@ let package = Package(
             name: "HEVCTests",
             dependencies: ["HEVC"]
         ),
+        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC"]),
         .testTarget(
             name: "PunktfunkSessionTests",
             dependencies: ["PunktfunkSession", "PunktfunkWire"]
