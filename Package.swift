@@ -99,11 +99,14 @@ let package = Package(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
         ),
+        // The ffmpeg CLI as a test oracle, shared by the test targets (which cannot import
+        // each other).
+        .target(name: "FFmpegOracle", path: "Tests/Support/FFmpegOracle"),
         .testTarget(
             name: "HEVCTests",
-            dependencies: ["HEVC"]
+            dependencies: ["HEVC", "FFmpegOracle"]
         ),
-        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC"]),
+        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC", "FFmpegOracle"]),
         .testTarget(
             name: "PunktfunkSessionTests",
             dependencies: ["PunktfunkSession", "PunktfunkWire"]

@@ -1,4 +1,5 @@
 import Testing
+import FFmpegOracle
 @testable import HEVC
 
 /// Every syntax element the parser reads must equal what `ffmpeg -bsf:v trace_headers` prints for

@@ -1,4 +1,5 @@
 import Testing
+import FFmpegOracle
 @testable import HEVC
 
 /// The planner against ffmpeg's decoder: the same pictures, output in the same order.

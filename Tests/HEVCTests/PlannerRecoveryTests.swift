@@ -1,4 +1,5 @@
 import Foundation
+import FFmpegOracle
 import Testing
 @testable import HEVC
 

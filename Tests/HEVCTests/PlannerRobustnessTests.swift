@@ -1,4 +1,5 @@
 import Testing
+import FFmpegOracle
 @testable import HEVC
 
 /// Parser + planner on damaged streams (NAL units dropped, duplicated, swapped, bit-flipped,

@@ -1,4 +1,5 @@
 import Testing
+import FFmpegOracle
 @testable import HEVC
 
 /// Truncated, bit-flipped and random input never traps: every NAL unit either parses or throws

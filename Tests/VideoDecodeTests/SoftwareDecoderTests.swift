@@ -1,4 +1,5 @@
 import Foundation
+import FFmpegOracle
 import Testing
 import HEVC
 import VideoDecode
@@ -22,7 +23,7 @@ func checksums(_ lines: [String]) -> [String] {
 
 @Suite("libavcodec rung vs ffmpeg framemd5")
 struct SoftwareDecoderOracleTests {
-    @Test(.enabled(if: FFmpegTool.isAvailable, FFmpegTool.skipReason), arguments: DecodeFixture.all)
+    @Test(.enabled(if: FFmpeg.isAvailable, FFmpeg.skipReason), arguments: DecodeFixture.all)
     func framemd5MatchesFFmpeg(_ fixture: DecodeFixture) throws {
         let g = try fixture.load()
         let (frames, errors) = try decodeAll(g.bytes)
@@ -44,7 +45,7 @@ struct SoftwareDecoderOracleTests {
         #expect(header == g.ffmpegHeader)
     }
 
-    @Test(.enabled(if: FFmpegTool.isAvailable, FFmpegTool.skipReason))
+    @Test(.enabled(if: FFmpeg.isAvailable, FFmpeg.skipReason))
     func colourMetadataFromTheStream() throws {
         let g = try DecodeFixture.all.first { $0.name == "main10-bt2020-pq" }!.load()
         let (frames, _) = try decodeAll(g.bytes)
@@ -64,7 +65,7 @@ struct SoftwareDecoderOracleTests {
         #expect(first.width == 192 && first.visibleWidth == 192)
     }
 
-    @Test(.enabled(if: FFmpegTool.isAvailable, FFmpegTool.skipReason))
+    @Test(.enabled(if: FFmpeg.isAvailable, FFmpeg.skipReason))
     func resolutionChangeAndPTS() throws {
         let g = try DecodeFixture.all.first { $0.name == "resolution-change" }!.load()
         let (frames, _) = try decodeAll(g.bytes)
@@ -72,7 +73,7 @@ struct SoftwareDecoderOracleTests {
         #expect(frames.map(\.pts) == [0, 1, 2, 3, 4, 5])
     }
 
-    @Test(.enabled(if: FFmpegTool.isAvailable, FFmpegTool.skipReason), arguments: [DecodeFixture.all[0], DecodeFixture.all[1]])
+    @Test(.enabled(if: FFmpeg.isAvailable, FFmpeg.skipReason), arguments: [DecodeFixture.all[0], DecodeFixture.all[1]])
     func truncatedAndCorruptedStreamsNeverTrap(_ fixture: DecodeFixture) throws {
         let g = try fixture.load()
         let bytes = g.bytes

@@ -1,4 +1,5 @@
 import Foundation
+import FFmpegOracle
 import Testing
 
 /// HEVC fixtures generated at test time with ffmpeg + libx265 (tiny: 192×108, a few frames),

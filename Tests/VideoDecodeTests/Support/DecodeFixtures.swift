@@ -1,4 +1,5 @@
 import Foundation
+import FFmpegOracle
 import Testing
 
 /// Small x265 fixtures generated at test time, with ffmpeg's own framemd5 of each.
@@ -58,7 +59,7 @@ struct DecodeFixture: Sendable, CustomTestStringConvertible {
             var bytes: [UInt8] = []
             for (k, size) in sizes.enumerated() {
                 let part = dir.appendingPathComponent("\(name)-\(k).hevc")
-                let enc = try FFmpegTool.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                let enc = try FFmpeg.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
                                               "-i", "testsrc2=size=\(size):rate=30", "-frames:v", "\(frames)",
                                               "-pix_fmt", pixelFormat, "-c:v", "libx265", "-x265-params", x265]
                                              + options + ["-f", "hevc", part.path])
@@ -66,7 +67,7 @@ struct DecodeFixture: Sendable, CustomTestStringConvertible {
                 bytes += [UInt8](try Data(contentsOf: part))
             }
             try Data(bytes).write(to: url)
-            let md5 = try FFmpegTool.run(["-hide_banner", "-v", "error", "-i", url.path, "-autoscale", "0", "-f", "framemd5", "-"])
+            let md5 = try FFmpeg.run(["-hide_banner", "-v", "error", "-i", url.path, "-autoscale", "0", "-f", "framemd5", "-"])
             guard md5.status == 0 else { return .failure(FixtureError(description: "framemd5 \(name): \(md5.stderr)")) }
             let lines = md5.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
             let header = md5.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("#") && !$0.hasPrefix("#software") }

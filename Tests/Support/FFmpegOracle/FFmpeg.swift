@@ -1,9 +1,10 @@
 import Foundation
 
-/// Runs the `ffmpeg` CLI for oracle tests. Tests that need it are gated on `isAvailable`.
-enum FFmpeg {
+/// Runs the `ffmpeg` CLI for the oracle tests of every test target (HEVC trace_headers,
+/// framemd5, output order). Tests that need it are gated on `isAvailable`.
+public enum FFmpeg {
     /// The ffmpeg binary on PATH, if any.
-    static let path: String? = {
+    public static let path: String? = {
         let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin").split(separator: ":")
         for dir in dirs {
             let candidate = "\(dir)/ffmpeg"
@@ -13,16 +14,16 @@ enum FFmpeg {
     }()
 
     /// ffmpeg exists and has the libx265 encoder.
-    static let isAvailable: Bool = {
+    public static let isAvailable: Bool = {
         guard path != nil, let out = try? run(["-hide_banner", "-encoders"]) else { return false }
         return out.stdout.contains("libx265")
     }()
 
-    struct Output { var status: Int32; var stdout: String; var stderr: String }
+    public struct Output { public var status: Int32; public var stdout: String; public var stderr: String }
 
     /// Runs ffmpeg with `arguments`, collecting stdout and stderr (via temp files, so a large
     /// trace cannot dead-lock on a full pipe).
-    static func run(_ arguments: [String], tool: String = "ffmpeg") throws -> Output {
+    public static func run(_ arguments: [String], tool: String = "ffmpeg") throws -> Output {
         guard let ffmpeg = path else { throw CocoaError(.fileNoSuchFile) }
         let path = tool == "ffmpeg" ? ffmpeg : ffmpeg.replacingOccurrences(of: "/ffmpeg", with: "/\(tool)")
         let dir = FileManager.default.temporaryDirectory
@@ -54,7 +55,7 @@ enum FFmpeg {
     /// for every frame in ffmpeg 5.1. What works: each output frame's `pkt_pos` is the byte
     /// offset of the packet (access unit) it was decoded from, and `-show_entries packet=pos`
     /// lists those offsets in decoding order; ranking one in the other gives the order.
-    static func outputOrder(of file: String) throws -> [Int] {
+    public static func outputOrder(of file: String) throws -> [Int] {
         func column(_ entries: String) throws -> [Int] {
             let out = try run(["-v", "error", "-select_streams", "v", "-show_entries", entries, "-of", "csv=p=0", file],
                               tool: "ffprobe")
