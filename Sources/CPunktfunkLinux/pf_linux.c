@@ -7,19 +7,27 @@
 
 enum { PF_BATCH_MAX = 64 };
 
-int pf_recv_batch(int fd, pf_datagram *slots, unsigned int n) {
-    struct mmsghdr msgs[PF_BATCH_MAX];
-    struct iovec iov[PF_BATCH_MAX];
+/// Points msgs[i] at slot i's buffer (`length` bytes to send, or `capacity` to receive) and
+/// address. Returns the clamped batch size.
+static unsigned int prepare(struct mmsghdr *msgs, struct iovec *iov, const pf_datagram *slots,
+                            unsigned int n, int receiving) {
     if (n > PF_BATCH_MAX) n = PF_BATCH_MAX;
     memset(msgs, 0, sizeof(msgs[0]) * n);
     for (unsigned int i = 0; i < n; i++) {
         iov[i].iov_base = slots[i].data;
-        iov[i].iov_len = slots[i].capacity;
+        iov[i].iov_len = receiving ? slots[i].capacity : slots[i].length;
         msgs[i].msg_hdr.msg_iov = &iov[i];
         msgs[i].msg_hdr.msg_iovlen = 1;
-        msgs[i].msg_hdr.msg_name = &slots[i].address;
-        msgs[i].msg_hdr.msg_namelen = sizeof(slots[i].address);
+        msgs[i].msg_hdr.msg_name = (void *)&slots[i].address;
+        msgs[i].msg_hdr.msg_namelen = receiving ? sizeof(slots[i].address) : slots[i].address_length;
     }
+    return n;
+}
+
+int pf_recv_batch(int fd, pf_datagram *slots, unsigned int n) {
+    struct mmsghdr msgs[PF_BATCH_MAX];
+    struct iovec iov[PF_BATCH_MAX];
+    n = prepare(msgs, iov, slots, n, 1);
     int got = recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
     if (got < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
     for (int i = 0; i < got; i++) {
@@ -33,16 +41,7 @@ int pf_recv_batch(int fd, pf_datagram *slots, unsigned int n) {
 int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n) {
     struct mmsghdr msgs[PF_BATCH_MAX];
     struct iovec iov[PF_BATCH_MAX];
-    if (n > PF_BATCH_MAX) n = PF_BATCH_MAX;
-    memset(msgs, 0, sizeof(msgs[0]) * n);
-    for (unsigned int i = 0; i < n; i++) {
-        iov[i].iov_base = slots[i].data;
-        iov[i].iov_len = slots[i].length;
-        msgs[i].msg_hdr.msg_iov = &iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-        msgs[i].msg_hdr.msg_name = (void *)&slots[i].address;
-        msgs[i].msg_hdr.msg_namelen = slots[i].address_length;
-    }
+    n = prepare(msgs, iov, slots, n, 0);
     int sent = sendmmsg(fd, msgs, n, MSG_DONTWAIT);
     if (sent < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
     return sent;

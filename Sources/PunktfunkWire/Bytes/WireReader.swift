@@ -31,7 +31,7 @@ public struct WireReader: Sendable {
     public var isAtEnd: Bool { offset == end }
 
     @inline(__always)
-    mutating func need(_ n: Int) throws(WireError) {
+    func need(_ n: Int) throws(WireError) {
         guard n >= 0, n <= remaining else {
             throw .truncated(needed: n, available: remaining)
         }

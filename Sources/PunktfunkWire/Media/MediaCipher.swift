@@ -35,9 +35,7 @@ public final class MediaCipher {
             if slots.count == 2 { slots.removeFirst() }
             slots.append(slot)
         }
-        // nonce = iv XOR (0x00000000 ‖ seq as u64 BE)
-        for i in 0..<12 { nonce[i] = slot.iv[i] }
-        for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: seq >> (8 * (7 - i))) }
+        MediaKeySchedule.writeNonce(iv: slot.iv, seq: seq, into: nonce)
         return slot.aead
     }
 

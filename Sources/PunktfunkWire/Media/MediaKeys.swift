@@ -52,8 +52,15 @@ public enum MediaKeySchedule {
 
     /// `iv XOR (0x00000000 ‖ seq as u64 BE)` — the QUIC-style nonce.
     public static func nonce(iv: [UInt8], seq: UInt64) -> [UInt8] {
-        var n = iv
-        for i in 0..<8 { n[4 + i] ^= UInt8(truncatingIfNeeded: seq >> (8 * (7 - i))) }
+        var n = [UInt8](repeating: 0, count: 12)
+        n.withUnsafeMutableBytes { writeNonce(iv: iv, seq: seq, into: $0) }
         return n
+    }
+
+    /// `nonce(iv:seq:)` into 12 caller-owned bytes (the per-packet path allocates nothing).
+    public static func writeNonce(iv: [UInt8], seq: UInt64, into out: UnsafeMutableRawBufferPointer) {
+        precondition(iv.count == 12 && out.count >= 12)
+        for i in 0..<12 { out[i] = iv[i] }
+        for i in 0..<8 { out[4 + i] ^= UInt8(truncatingIfNeeded: seq >> (8 * (7 - i))) }
     }
 }
