@@ -73,19 +73,32 @@ let package = Package(
         .target(
             name: "HEVC"
         ),
-        .target(name: "VideoDecode", dependencies: ["HEVC", "CAVCodec"]),
+        .target(name: "VideoDecode", dependencies: ["HEVC", "CAVCodec", "CVA"]),
+        // Opus encode (test tone) / decode; ALSA output comes later.
+        .target(name: "Audio", dependencies: ["COpus"]),
+        // KMS presenter (atomic API) and the page-flip pacer.
+        .target(name: "Display", dependencies: ["VideoDecode", "CDRM"]),
+        // The app layer: session → decode → present pipeline, the embedded demo host.
+        .target(
+            name: "Kiosk",
+            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "Display"],
+            // The --demo stream: 1 s of 640x360 HEVC (libx265, testsrc2), looped by the embedded host.
+            resources: [.embedInCode("Resources/demo.hevc")]
+        ),
         .executableTarget(
             name: "punktfunk-kiosk",
             dependencies: [
                 "PunktfunkWire",
                 "PunktfunkSession",
                 "VideoDecode",
+                "Display",
+                "Kiosk",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "punktfunk-bench",
-            dependencies: ["PunktfunkWire", "PunktfunkSession"]
+            dependencies: ["PunktfunkWire", "PunktfunkSession", "Display", "VideoDecode", "HEVC"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
         // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
@@ -94,7 +107,7 @@ let package = Package(
             name: "punktfunk-fuzz",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC"]
         ),
-        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkSession", "PunktfunkWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkSession", "PunktfunkWire", "Audio", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
@@ -106,10 +119,12 @@ let package = Package(
             name: "HEVCTests",
             dependencies: ["HEVC", "FFmpegOracle"]
         ),
-        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC", "FFmpegOracle"]),
+        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC", "FFmpegOracle", "CVA"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "VideoDecode"]),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkSession", "PunktfunkWire", "VideoDecode"]),
         .testTarget(
             name: "PunktfunkSessionTests",
-            dependencies: ["PunktfunkSession", "PunktfunkWire"]
+            dependencies: ["PunktfunkSession", "PunktfunkWire", "Audio", "FFmpegOracle", "HEVC"]
         ),
         .testTarget(
             name: "CShimTests",

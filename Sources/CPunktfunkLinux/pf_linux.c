@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <sys/eventfd.h>
 #include "pf_linux.h"
 
 #include <errno.h>
@@ -45,4 +46,9 @@ int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n) {
     int sent = sendmmsg(fd, msgs, n, MSG_DONTWAIT);
     if (sent < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
     return sent;
+}
+
+int pf_wake_fd(void) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
 }

@@ -9,24 +9,28 @@ public enum AnnexB {
     public static func nalUnitRanges(in stream: [UInt8]) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         let n = stream.count
-        var i = 0
         var start: Int? = nil
-        while i + 2 < n {
-            // A start code prefix or the 00 00 00 that may only precede one (B.2, 7.4.2).
-            if stream[i] == 0, stream[i + 1] == 0, stream[i + 2] <= 1 {
+        stream.withUnsafeBufferPointer { p in
+            var i = 0
+            while i + 2 < n {
+                // A start code prefix or the 00 00 00 that may only precede one (B.2, 7.4.2).
+                // Skips: a byte > 1 at i+2 rules out matches at i, i+1 and i+2; a non-zero byte
+                // at i+1 rules out i and i+1. So most of the stream is stepped 3 bytes at a time.
+                let c = p[i + 2]
+                if c > 1 { i += 3; continue }
+                if p[i + 1] != 0 { i += 2; continue }
+                if p[i] != 0 { i += 1; continue }
                 if let s = start {
                     append(s..<i, of: stream, to: &ranges)
                     start = nil
                 }
-                if stream[i + 2] == 1 {
+                if c == 1 {
                     start = i + 3
                     i += 3
                 } else {
                     i += 1
                 }
-                continue
             }
-            i += 1
         }
         if let s = start { append(s..<n, of: stream, to: &ranges) }
         return ranges

@@ -42,7 +42,17 @@ public struct DecodePlanner: Sendable {
     private var ppsById: [UInt8: PictureParameterSet] = [:]
     private var decodedCount = 0
 
-    public init(headroom: Int = 8) { self.headroom = max(0, headroom) }
+    /// When true, every picture the planner outputs is held (`holdSurface`) as it is output, so
+    /// its surface cannot become the decode target of the same or a later access unit before the
+    /// caller releases it (`releaseSurface`). A stateless decoder that hands surfaces to a
+    /// display needs this: a picture bumped and freed by C.5.2.2 would otherwise be the lowest
+    /// free id for the picture planned right after it.
+    public let holdsOutputPictures: Bool
+
+    public init(headroom: Int = 8, holdsOutputPictures: Bool = false) {
+        self.headroom = max(0, headroom)
+        self.holdsOutputPictures = holdsOutputPictures
+    }
 
     /// The caller holds `surface` (e.g. on screen): it is not reused until released.
     public mutating func holdSurface(_ surface: SurfaceID) { pool?.hold(surface) }
@@ -185,7 +195,7 @@ public struct DecodePlanner: Sendable {
         if nal.isIRAP && noRaslOutputFlag && decodedCount > 0 {
             let noOutputOfPriorPicsFlag = nal.nalUnitType == NALUnitType.craNUT.rawValue || first.noOutputOfPriorPicsFlag
             if !noOutputOfPriorPicsFlag {
-                while let (out, _) = dpb.bump() { result.outputBeforeDecoding.append(Self.output(out)) }
+                while let (out, _) = dpb.bump() { result.outputBeforeDecoding.append(emit(out)) }
             }
             result.releasedSurfaces += emptyDPB()
         } else {
@@ -194,7 +204,7 @@ public struct DecodePlanner: Sendable {
             let maxDec = sps.maxDecPicBuffering
             while dpb.numNeededForOutput > reorder || latencyExceeded(sps) || dpb.count >= maxDec {
                 guard let (out, freed) = dpb.bump() else { break }
-                result.outputBeforeDecoding.append(Self.output(out))
+                result.outputBeforeDecoding.append(emit(out))
                 if let freed { release(freed, into: &result) }
             }
         }
@@ -268,7 +278,7 @@ public struct DecodePlanner: Sendable {
         let reorder = Int(sps.spsMaxNumReorderPics.last ?? 0)
         while dpb.numNeededForOutput > reorder || latencyExceeded(sps) {
             guard let (out, freed) = dpb.bump() else { break }
-            result.outputAfterDecoding.append(Self.output(out))
+            result.outputAfterDecoding.append(emit(out))
             if let freed { release(freed, into: &result) }
         }
     }
@@ -279,6 +289,12 @@ public struct DecodePlanner: Sendable {
         guard plus1 != 0 else { return false }
         let spsMaxLatencyPictures = Int(sps.spsMaxNumReorderPics.last ?? 0) + plus1 - 1
         return dpb.pictures.contains { $0.neededForOutput && $0.picLatencyCount >= spsMaxLatencyPictures }
+    }
+
+    /// An output picture, held for the caller when `holdsOutputPictures`.
+    private mutating func emit(_ p: DecodedPictureBuffer.Picture) -> OutputPicture {
+        if holdsOutputPictures { pool?.hold(p.surface) }
+        return Self.output(p)
     }
 
     private static func output(_ p: DecodedPictureBuffer.Picture) -> OutputPicture {
@@ -306,7 +322,7 @@ public struct DecodePlanner: Sendable {
     private mutating func flushAll() -> AccessUnitPlan {
         var plan = AccessUnitPlan()
         while let (out, freed) = dpb.bump() {
-            plan.outputAfterDecoding.append(Self.output(out))
+            plan.outputAfterDecoding.append(emit(out))
             if let freed { release(freed, into: &plan) }
         }
         return plan

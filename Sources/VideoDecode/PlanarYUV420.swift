@@ -1,3 +1,4 @@
+internal import CVA
 /// A 4:2:0 picture in separate Y, Cb, Cr planes without row padding — what libavcodec's
 /// `yuv420p` (8-bit, 1 byte/sample) and `yuv420p10le` (10-bit, 16-bit little-endian words with
 /// the sample in the low bits) hold, and what `ffmpeg -f framemd5` hashes.
@@ -107,9 +108,8 @@ enum YUVPacking {
                 if bps == 1 {
                     d.update(from: s, count: yRow)
                 } else {
-                    for x in 0..<width {
-                        let v = (UInt16(s[2 * x]) | UInt16(s[2 * x + 1]) << 8) << 6
-                        d[2 * x] = UInt8(v & 0xFF); d[2 * x + 1] = UInt8(v >> 8)
+                    UnsafeMutableRawPointer(d).withMemoryRebound(to: UInt16.self, capacity: width) { d16 in
+                        UnsafeRawPointer(s).withMemoryRebound(to: UInt16.self, capacity: width) { pf_pack_p010_luma_row(d16, $0, width) }
                     }
                 }
             }
@@ -120,13 +120,12 @@ enum YUVPacking {
             for row in 0..<ch {
                 let u = cb + row * cbStride, v = cr + row * crStride, d = o + row * cRow
                 if bps == 1 {
-                    for x in 0..<cw { d[2 * x] = u[x]; d[2 * x + 1] = v[x] }
+                    pf_pack_nv12_chroma_row(d, u, v, cw)
                 } else {
-                    for x in 0..<cw {
-                        let a = (UInt16(u[2 * x]) | UInt16(u[2 * x + 1]) << 8) << 6
-                        let b = (UInt16(v[2 * x]) | UInt16(v[2 * x + 1]) << 8) << 6
-                        d[4 * x] = UInt8(a & 0xFF); d[4 * x + 1] = UInt8(a >> 8)
-                        d[4 * x + 2] = UInt8(b & 0xFF); d[4 * x + 3] = UInt8(b >> 8)
+                    UnsafeMutableRawPointer(d).withMemoryRebound(to: UInt16.self, capacity: 2 * cw) { d16 in
+                        UnsafeRawPointer(u).withMemoryRebound(to: UInt16.self, capacity: cw) { u16 in
+                            UnsafeRawPointer(v).withMemoryRebound(to: UInt16.self, capacity: cw) { pf_pack_p010_chroma_row(d16, u16, $0, cw) }
+                        }
                     }
                 }
             }

@@ -2,10 +2,17 @@ import ArgumentParser
 import Foundation
 import PunktfunkSession
 import PunktfunkWire
+import Audio
 
 /// `pf-testhost`: a punktfunk/2 test host serving one session — Retry, handshake, then a looped AU
 /// stream through the real packetizer/FEC/AEAD on the shared socket, with seeded loss. Every client
 /// datagram is logged as one JSON line on stdout.
+///
+/// Admission and pairing (control-plane.md §3.4, §6): `--pin` arms one PIN window (one guess),
+/// `--require-pairing` gates sessions on the trust store (`--trust-file`, default
+/// `IDENTITY_DIR/paired-clients`, else memory), unknown devices knock and are approved
+/// (`--approve-after`), denied (`--deny`) or time out (`--approval-wait`); `--pending` and
+/// `--redirect` script the answer; `--sessions` serves that many connections in a row.
 @main
 struct PFTestHost: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,11 +30,49 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Seed for the loss pattern and synthetic AU content.") var seed: UInt64 = 1
     @Option(help: "Close with this code (decimal or 0x-hex) after the ClientHello.") var refuse: String?
     @Option(help: "Give up after this many seconds.") var maxSeconds = 3600.0
+    @Option(help: "Arm pairing with this four-digit PIN (one guess); 'random' draws one and prints it.") var pin: String?
+    @Flag(help: "Admit only paired devices; unknown certificates knock, anonymous clients get 0x63.") var requirePairing = false
+    @Option(help: "Approve a knocking device after this many seconds (it is added to the trust store).") var approveAfter: Double?
+    @Flag(help: "Deny knocking devices (close 0x64) one second after the knock.") var deny = false
+    @Option(help: "Close an undecided knock with 0x65 after this many seconds.") var approvalWait = 180.0
+    @Option(help: "Send this many Pending frames before the answer.") var pending = 0
+    @Option(help: "Seconds between Pending frames.") var pendingEvery = 10.0
+    @Option(help: "Answer with a Redirect to HOST:PORT[:PIN] (empty HOST = same address; PIN = 64-hex fingerprint).") var redirect: String?
+    @Option(help: "File of paired client fingerprints (default: IDENTITY_DIR/paired-clients, else memory only).") var trustFile: String?
+    @Option(help: "Connections to serve one after another on the same port (0 = until killed).") var sessions = 1
+    @Option(help: "Parity shards per block, percent of the data shards (0…90).") var fec = 10
+    @Option(help: "Cut the network path (drop every datagram both ways) after this many frames.") var blackoutAfter: Int?
+    @Option(help: "Length of that outage, seconds.") var blackoutSeconds = 3.0
+    @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets).") var audio = false
+    @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
         guard (0...100).contains(loss) else { throw ValidationError("--loss must be 0…100") }
         guard fps > 0, auBytes > 0, frames >= 0 else { throw ValidationError("--fps and --au-bytes must be positive") }
         if let refuse, Self.parseCode(refuse) == nil { throw ValidationError("--refuse takes a close code such as 0x4A or 74") }
+        if let pin, pin != "random", (try? PairingCeremony.normalizedPIN(pin)) == nil {
+            throw ValidationError("--pin takes four digits (e.g. 0042) or 'random'")
+        }
+        if approveAfter != nil && deny { throw ValidationError("give --approve-after or --deny, not both") }
+        if let approveAfter, approveAfter < 0 { throw ValidationError("--approve-after must not be negative") }
+        guard approvalWait > 0, pendingEvery > 0, pending >= 0, sessions >= 0 else {
+            throw ValidationError("--approval-wait and --pending-every must be positive; --pending and --sessions not negative")
+        }
+        if let redirect, Self.parseRedirect(redirect) == nil {
+            throw ValidationError("--redirect takes HOST:PORT[:PIN], e.g. 127.0.0.1:9778 or :9778")
+        }
+    }
+
+    /// `HOST:PORT[:PIN]`; HOST may be empty (same address), PIN is a 64-hex fingerprint.
+    static func parseRedirect(_ text: String) -> Redirect? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 || parts.count == 3, let port = UInt16(parts[1]), port != 0 else { return nil }
+        var pin = ""
+        if parts.count == 3 {
+            guard let fp = CertificateFingerprint.normalize(parts[2]) else { return nil }
+            pin = fp
+        }
+        return Redirect(addr: parts[0], port: port, pin: pin)
     }
 
     static func parseCode(_ text: String) -> UInt64? {
@@ -58,17 +103,62 @@ struct PFTestHost: ParsableCommand {
         options.seed = seed
         options.refuse = refuse.flatMap(Self.parseCode).map { CloseCode(code: $0) }
         options.maxSeconds = maxSeconds
-        let host = try HostSession(options: options)
-        FileHandle.standardError.write(Data("pf-testhost listening on \(host.localAddress) fingerprint \(identity.fingerprint)\n".utf8))
-        host.onClientDatagram = { result, now in
-            FileHandle.standardOutput.write(Data((DatagramLog.json(result, monotonicNs: now) + "\n").utf8))
+        options.fecPercent = fec
+        options.keyframeIndices = hevc == nil ? [0] : AnnexBSplitter.keyframeIndices(aus)
+        options.blackoutAfterFrames = blackoutAfter
+        options.blackoutSeconds = blackoutSeconds
+        if audio {
+            let tone = TestToneFeed(try OpusToneSource())
+            options.audioSource = { _ in tone.next() }
         }
-        do {
-            try host.run()
-        } catch {
+        if let script { options.events = try ScriptFile.events(path: script) }
+        options.pendingCount = pending
+        options.pendingEveryNs = UInt64(pendingEvery * 1e9)
+        options.redirect = redirect.flatMap(Self.parseRedirect)
+        let trusted: PairedClients
+        if let path = trustFile ?? identityDir.map({ "\($0)/\(PairedClients.fileName)" }) {
+            trusted = try PairedClients(file: URL(fileURLWithPath: path))
+        } else {
+            trusted = PairedClients()
+        }
+        let window = PairingWindow()
+        var armedPIN: String?
+        if let pin {
+            let chosen = pin == "random" ? PairingWindow.randomPIN() : pin
+            try window.arm(pin: chosen)
+            armedPIN = chosen
+        }
+        options.pairing = HostPairing(window: window, trusted: trusted)
+        if requirePairing {
+            let knock: HostAdmission.KnockPolicy = approveAfter.map { .approveAfter(UInt64($0 * 1e9)) }
+                ?? (deny ? .denyAfter(1_000_000_000) : .ignore)
+            options.admission = HostAdmission(requirePairing: true, trusted: trusted, knock: knock,
+                                              pendingEvery: UInt64(pendingEvery * 1e9),
+                                              approvalWait: UInt64(approvalWait * 1e9))
+        }
+        let series = try HostSessionSeries(options: options, sessions: sessions)
+        FileHandle.standardError.write(Data("pf-testhost listening on \(series.localAddress) fingerprint \(identity.fingerprint)\n".utf8))
+        if let armedPIN { FileHandle.standardError.write(Data("pf-testhost pairing armed, PIN \(armedPIN)\n".utf8)) }
+        // Counters of finished sessions, folded in when the next one starts (memory stays flat).
+        var finished = (frames: 0, dropped: 0, feedback: 0)
+        var last: HostSession?
+        series.onSession = { host in
+            if let last { finished = (finished.frames + last.framesSent, finished.dropped + last.datagramsDropped,
+                                      finished.feedback + last.feedbackReceived) }
+            last = host
+            host.onClientDatagram = { result, now in
+                FileHandle.standardOutput.write(Data((DatagramLog.json(result, monotonicNs: now) + "\n").utf8))
+            }
+        }
+        series.run()
+        let framesSent = finished.frames + (last?.framesSent ?? 0)
+        let dropped = finished.dropped + (last?.datagramsDropped ?? 0)
+        let feedback = finished.feedback + (last?.feedbackReceived ?? 0)
+        if trusted.count > 0 { FileHandle.standardError.write(Data("pf-testhost: \(trusted.count) paired device(s)\n".utf8)) }
+        if let error = series.errors.last {
             FileHandle.standardError.write(Data("pf-testhost: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        FileHandle.standardError.write(Data("pf-testhost: sent \(host.framesSent) frames, dropped \(host.datagramsDropped) datagrams, received \(host.feedbackReceived) feedback datagrams\n".utf8))
+        FileHandle.standardError.write(Data("pf-testhost: sent \(framesSent) frames, dropped \(dropped) datagrams, received \(feedback) feedback datagrams\n".utf8))
     }
 }

@@ -1,7 +1,8 @@
+import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [--quick]
+// punktfunk-bench [media] [fec] [session] [display] [--quick]
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 let args = Set(CommandLine.arguments.dropFirst())
@@ -19,4 +20,27 @@ if all || args.contains("media") {
         print("media bench failed: \(error)")
         exit(1)
     }
+}
+if all || args.contains("session") {
+    let bench = SessionBench(seconds: quick ? 2 : 5, auBytes: 250_000, fps: 2000)
+    do {
+        for line in try bench.report() { print(line) }
+    } catch {
+        print("session bench failed: \(error)")
+        exit(1)
+    }
+}
+if all || args.contains("decode") {
+    do {
+        for line in try DecodeBench(seconds: quick ? 1 : 4, passes: quick ? 1 : 3).report() { print(line) }
+    } catch {
+        print("decode bench failed: \(error)")
+        exit(1)
+    }
+}
+if all || args.contains("display") {
+    for line in ConversionBenchmark.report(frames: quick ? 10 : 60) { print(line) }
+}
+if all || args.contains("pacer") {
+    for line in runPacerBench(quick: quick) { print(line) }
 }

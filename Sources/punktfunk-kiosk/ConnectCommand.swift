@@ -1,4 +1,5 @@
 import ArgumentParser
+import Display
 import Foundation
 import PunktfunkSession
 import PunktfunkWire
@@ -18,19 +19,42 @@ struct ConnectCommand: ParsableCommand {
             """)
 
     @Argument(help: "HOST[:PORT] — a name, an IPv4 literal, or an IPv6 literal ([::1]:9777). Default port 9777.")
-    var host: String
-    @Flag(help: "Run without a display (the only mode so far).") var headless = false
+    var host: String?
+    @Flag(help: "Run without a display: stats on stdout only.") var headless = false
+    @Flag(help: "Stream from the embedded test host (a 640x360 test pattern over a real loopback session) instead of HOST.") var demo = false
+    @Option(name: .customLong("drm-device"), help: "DRM card node (default: the first with a connected display).") var drmDevice: String?
+    @Option(help: "Display mode WxH or WxH@Hz (default: the panel's preferred mode); the host is asked for exactly this mode.") var mode: String?
+    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software.") var decoder = "software"
+    @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.") var flipLog: String?
+    @Option(name: .customLong("screendump-at"), help: "Comma-separated picture numbers (display order): once one is on glass, print @@SCREENDUMP frame-<n> and wait for a stdin line (test harnesses).")
+    var screendumpAt: String?
     @Option(help: "Trust the host whose certificate SHA-256 is this 64-digit hex fingerprint.") var fp: String?
     @Flag(help: "Trust the host on first use and record its fingerprint.") var tofu = false
     @Option(help: "End the session after this many seconds with the deliberate-quit code.") var seconds = 10.0
     @Option(help: "Write every complete AU as DIR/<frame>.au.") var dumpAu: String?
+    @Option(help: "Run a speed test one second in: ask the host for this many kbit/s of probe filler for 1 s and print the result as one JSON line.") var probeKbps: UInt32?
 
     func validate() throws {
+        if host == nil && !demo { throw ValidationError("give HOST[:PORT], or --demo") }
+        if host != nil && demo { throw ValidationError("--demo streams from the embedded host; give no HOST with it") }
+        guard ["auto", "vaapi", "software"].contains(decoder) else { throw ValidationError("--decoder must be auto, vaapi or software") }
+        if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
+        if screendumpFrames == nil { throw ValidationError("--screendump-at must be picture numbers like 10,40") }
         if fp != nil && tofu { throw ValidationError("give --fp or --tofu, not both") }
         if let fp, CertificateFingerprint.normalize(fp) == nil {
             throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits")
         }
         guard seconds >= 0 else { throw ValidationError("--seconds must not be negative") }
+    }
+
+    var screendumpFrames: Set<Int>? {
+        guard let text = screendumpAt else { return [] }
+        var out = Set<Int>()
+        for part in text.split(separator: ",") {
+            guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 0 else { return nil }
+            out.insert(n)
+        }
+        return out
     }
 
     func fail(_ sentence: String, code: Int32 = 1) -> ExitCode {
@@ -39,10 +63,8 @@ struct ConnectCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard headless else {
-            print("the display path is not built yet; use --headless")
-            throw ExitCode(2)
-        }
+        if demo { return try runDemo() }
+        guard let host else { throw ValidationError("give HOST[:PORT], or --demo") }
         guard let directory = ConfigDirectory.resolve(environment: ProcessInfo.processInfo.environment) else {
             throw fail("Neither XDG_CONFIG_HOME nor HOME is set, so there is nowhere to keep the client identity.")
         }
@@ -63,27 +85,46 @@ struct ConnectCommand: ParsableCommand {
         } else if tofu {
             trust = .trustOnFirstUse
         } else {
-            throw fail("The host \(key) is not known. Pair with it (punktfunk-kiosk pair \(host) --pin PIN), "
-                       + "or pass its certificate fingerprint with --fp, or trust it on first use with --tofu.")
+            throw fail(SessionError.unknownHost(host).description)
         }
         if let dumpAu {
             do { try FileManager.default.createDirectory(atPath: dumpAu, withIntermediateDirectories: true) } catch {
                 throw fail("Cannot create \(dumpAu): \(error.localizedDescription)")
             }
         }
-        let session = ClientSession(options: .init(remote: remote, identity: identity, trust: trust, seconds: seconds))
+        var sessionOptions = ClientSession.Options(remote: remote, identity: identity, trust: trust, seconds: seconds)
+        sessionOptions.onPending = { count in
+            if count == 1 { FileHandle.standardError.write(Data("punktfunk-kiosk: waiting for approval on the host\n".utf8)) }
+        }
+        if !headless {
+            try present(sessionOptions)
+            return
+        }
         var dumpError: String?
-        if let dumpAu {
-            session.onAccessUnit = { au in
-                let path = "\(dumpAu)/\(au.frame).au"
-                if !FileManager.default.createFile(atPath: path, contents: Data(au.data)) { dumpError = "Cannot write \(path)." }
+        let prepare = { (session: ClientSession) in
+            if let dumpAu {
+                session.onAccessUnit = { au in
+                    let path = "\(dumpAu)/\(au.frame).au"
+                    if !FileManager.default.createFile(atPath: path, contents: Data(au.data)) { dumpError = "Cannot write \(path)." }
+                }
+            }
+            session.onStats = { stats in
+                FileHandle.standardOutput.write(Data((stats.json + "\n").utf8))
+                if stats.second == 1, let kbps = probeKbps {
+                    session.outbox.sendControl(.probeRequest(ProbeRequest(targetKbps: kbps, durationMs: 1_000)))
+                }
+            }
+            session.onProbeReport = { report in
+                FileHandle.standardOutput.write(Data((report.json + "\n").utf8))
             }
         }
-        session.onStats = { stats in
-            FileHandle.standardOutput.write(Data((stats.json + "\n").utf8))
+        // One Redirect is followed (control-plane.md §3.1); `session` is the one that streamed.
+        let session: ClientSession
+        let onResume = { (attempt: Int) in
+            FileHandle.standardError.write(Data("punktfunk-kiosk: the connection was lost; resuming the session (attempt \(attempt))\n".utf8))
         }
-        do { try session.run() } catch { throw fail(error.description) }
-        if tofu, knownHosts.fingerprint(for: key) == nil, let seen = session.peerFingerprint {
+        do { session = try SessionDialer.run(sessionOptions, prepare: prepare, onResume: onResume) } catch { throw fail(error.description) }
+        if tofu, knownHosts.fingerprint(for: key) == nil, session.options.remote == remote, let seen = session.peerFingerprint {
             do {
                 try knownHosts.trust(host: key, fingerprint: seen)
                 try knownHosts.store(in: directory)

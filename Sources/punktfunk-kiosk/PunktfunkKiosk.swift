@@ -6,6 +6,6 @@ struct PunktfunkKiosk: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "punktfunk-kiosk",
         abstract: "A boot-to-stream client for punktfunk hosts.",
-        subcommands: [SelfTest.self, DecodeCommand.self, ConnectCommand.self],
+        subcommands: [SelfTest.self, DecodeCommand.self, ConnectCommand.self, PairCommand.self, PresentCommand.self, ProbeCommand.self],
         defaultSubcommand: SelfTest.self)
 }

@@ -9,12 +9,17 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
-    @Test func connectHeadlessAgainstTestHostDumpsAccessUnits() throws {
+    /// Both executables exist beside the test bundle (`swift build --build-tests` builds them).
+    static let binariesBuilt = ["pf-testhost", "punktfunk-kiosk"].allSatisfy {
+        FileManager.default.isExecutableFile(atPath: binDirectory.appendingPathComponent($0).path)
+    }
+    static let notBuilt = "pf-testhost and punktfunk-kiosk are not built beside the test bundle; run `swift build --build-tests` first"
+
+    @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)))
+    func connectHeadlessAgainstTestHostDumpsAccessUnits() throws {
         let bin = Self.binDirectory
         let hostBin = bin.appendingPathComponent("pf-testhost")
         let kioskBin = bin.appendingPathComponent("punktfunk-kiosk")
-        guard FileManager.default.isExecutableFile(atPath: hostBin.path),
-              FileManager.default.isExecutableFile(atPath: kioskBin.path) else { return }
         let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pump-e2e-\(getpid())")
         try? FileManager.default.removeItem(at: temp)
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)

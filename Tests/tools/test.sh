@@ -8,3 +8,4 @@ Tests/tools/install-deps.sh
 swift build --build-tests
 Tests/tools/fuzz.sh
 swift test --skip-build
+Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot (builds a release kiosk)

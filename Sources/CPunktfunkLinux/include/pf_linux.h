@@ -26,4 +26,8 @@ int pf_recv_batch(int fd, pf_datagram *slots, unsigned int n);
 /// many the kernel took (0 when the socket buffer is full), or -errno.
 int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n);
 
+/// A non-blocking, close-on-exec eventfd (counter 0) for waking a poll loop from another thread,
+/// or -errno.
+int pf_wake_fd(void);
+
 #endif

@@ -22,6 +22,13 @@ public enum HandshakeError: Error, Equatable, CustomStringConvertible {
     /// ServerHello named no media suite, or one this build does not know (§3.3 tag 3):
     /// the client refuses the session.
     case unsupportedSuite(UInt8?)
+    /// Pairing (§6.2 step 4): the host's key confirmation did not match — the PIN was wrong (or
+    /// someone is in the middle). The host consumed its window with this one guess.
+    case wrongPIN
+    /// Pairing: the host answered PairResult ok = false (the proof failed or could not be stored).
+    case pairingRejected
+    /// Pairing: the ceremony could not run (bad PIN format, malformed host message, …).
+    case pairing(PairingError)
 
     /// The close code when the peer closed the connection, else nil.
     public var closeCode: CloseCode? {
@@ -35,7 +42,7 @@ public enum HandshakeError: Error, Equatable, CustomStringConvertible {
             let detail = reason.isEmpty ? "" : " (\(reason))"
             return "\(code.explanation)\(detail) [\(code)]"
         case .transport(let error):
-            return "The connection to the host failed: \(error)."
+            return Self.sentence(for: error)
         case .timeout(let phase):
             return "The host did not answer in time (\(phase))."
         case .controlStreamEnded(let code):
@@ -47,6 +54,38 @@ public enum HandshakeError: Error, Equatable, CustomStringConvertible {
         case .unsupportedSuite(let id):
             return "The host chose a media encryption this client does not support"
                 + (id.map { " (suite \($0))" } ?? " (none)") + "."
+        case .wrongPIN:
+            return "Pairing failed: the PIN is wrong (or someone is in the middle). That used the host's one guess; "
+                + "start pairing on the host again and enter the new PIN."
+        case .pairingRejected:
+            return "The host did not accept the pairing proof; start pairing on the host again."
+        case .pairing(let error):
+            return "Pairing failed: \(error)"
+        }
+    }
+
+    /// One sentence for a QUIC/TLS failure (control-plane.md §1.4, §1.6).
+    public static func sentence(for error: QuicError) -> String {
+        switch error {
+        case .pinMismatch(let expected, let actual):
+            return "The host's certificate does not match the pinned fingerprint (expected \(expected), got \(actual)): "
+                + "the host was reinstalled or this is a different machine; refusing to connect. Pair again if you trust it."
+        case .noPeerCertificate:
+            return "The host presented no certificate; refusing to connect."
+        case .idleTimeout, .handshakeTimeout:
+            return "The host did not answer; check that it is running and reachable on that port."
+        case .tlsHandshake(let alert, _) where alert == 120:
+            return "The host does not speak punktfunk/2 (no common protocol version); update the host or this device."
+        case .peerClosed(let close) where close.tlsAlert == 120:
+            return "The host does not speak punktfunk/2 (no common protocol version); update the host or this device."
+        case .peerClosed(let close) where close.tlsAlert != nil:
+            return "The host rejected the secure connection (TLS alert \(close.tlsAlert!))."
+        case .tlsHandshake(let alert, let detail):
+            return "The secure connection to the host failed (TLS alert \(alert)): \(detail)."
+        case .socket(let errno, let call):
+            return "The network is unusable (\(call): errno \(errno)); check the connection."
+        default:
+            return "The connection to the host failed: \(error)."
         }
     }
 }

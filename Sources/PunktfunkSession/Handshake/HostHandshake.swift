@@ -8,7 +8,11 @@ import PunktfunkWire
 /// the host clock stamped into ClockEcho t2/t3 (§4.1: host wall time on the session media clock).
 ///
 /// Sequence: accept the first client bidi stream, require stream type 0x00 (§2.1), read
-/// ClientHello (≤10 s, §3.1), then per `Script`: Pending `pendingCount` times (first at once, then
+/// ClientHello (≤10 s, §3.1) — or, when the first frame is a PairRequest, run the pairing
+/// ceremony of §6.2 instead (`Script.pairing`; none ⇒ close 0x60). After ClientHello the
+/// admission gate of §6.5 runs (`Script.admission`: 0x63 without a certificate, a knock with
+/// Pending frames then approve / 0x64 / 0x65 for an unknown one, 0x72 for an admitted
+/// `access_only` hello); then per `Script`: Pending `pendingCount` times (first at once, then
 /// every `pendingEvery`), then the decision — ServerHello (with a fresh random 16-byte session
 /// id), Redirect (then close 0x51 after `redirectLinger`), a close with a reject code (§3.5), or
 /// silence. After ServerHello: read Ready (≤10 s from the start), send StreamConfig epoch 0 (the
@@ -38,10 +42,21 @@ public final class HostHandshake {
         public var redirectLinger: UInt64
         /// Bound on ClientHello arrival and on the negotiation up to Ready, ns.
         public var negotiation: UInt64
+        /// The require-pairing gate after ClientHello (§6.5); nil admits everyone.
+        public var admission: HostAdmission?
+        /// Answers a PairRequest-first connection (§6.2); nil closes it 0x60 (not armed).
+        public var pairing: HostPairing?
+        /// §6.2: per-step bound of the ceremony, ns (60 s).
+        public var pairingStep: UInt64 = 60_000_000_000
+        /// §6.2 step 5: after PairResult and FIN, wait this long for the client's close, ns (5 s).
+        public var pairingLinger: UInt64 = 5_000_000_000
 
         public init(decision: Decision, pendingCount: Int = 0, pendingEvery: UInt64 = HandshakeLimits.pendingEveryNs,
                     streamConfig: StreamConfig? = StreamConfig(epoch: 0),
-                    redirectLinger: UInt64 = 2_000_000_000, negotiation: UInt64 = HandshakeLimits.negotiationNs) {
+                    redirectLinger: UInt64 = 2_000_000_000, negotiation: UInt64 = HandshakeLimits.negotiationNs,
+                    admission: HostAdmission? = nil, pairing: HostPairing? = nil) {
+            self.admission = admission
+            self.pairing = pairing
             self.decision = decision
             self.pendingCount = pendingCount
             self.pendingEvery = pendingEvery
@@ -54,6 +69,10 @@ public final class HostHandshake {
     public enum State: Equatable, Sendable {
         case awaitingStream
         case awaitingClientHello
+        /// An unknown device knocked (§6.5); `sent` Pending frames are out, the console decides.
+        case knocking(sent: Int)
+        /// The first frame was a PairRequest: the §6.2 ceremony runs (or ran) on this connection.
+        case pairing
         /// `sent` Pending frames are out.
         case pending(sent: Int)
         case awaitingReady
@@ -75,13 +94,21 @@ public final class HostHandshake {
     public private(set) var probesAnswered = 0
     /// Frames after Ready other than ClockProbe, in order.
     public private(set) var received: [ControlFrame] = []
+    /// The PairResult sent on a pairing connection.
+    public private(set) var pairResult: PairResult?
 
     private var reader = FrameReader()
     private var sawStreamType = false
     private var prefix: [UInt8] = []
     private var startedAt: UInt64
     private var deadline: UInt64?
+    /// A close scheduled after a linger (Redirect: 0x51, pairing: 0).
     private var closeAt: UInt64?
+    private var closeWith: (code: UInt64, reason: String) = (CloseCode.quit.code, "redirected")
+    /// Knock: when the console's answer (`HostAdmission.knock`) and the approval timeout fall due.
+    private var knockDecisionAt: UInt64?
+    private var knockGiveUpAt: UInt64?
+    private var pairingResponder: HostPairingResponder?
 
     public init(connection: QuicConnection, script: Script, now: UInt64) {
         self.connection = connection
@@ -96,7 +123,7 @@ public final class HostHandshake {
         return try connection.mediaExporter(sessionID: sessionID.bytes)
     }
 
-    public var nextDeadline: UInt64? { [deadline, closeAt].compactMap { $0 }.min() }
+    public var nextDeadline: UInt64? { [deadline, closeAt, knockDecisionAt, knockGiveUpAt].compactMap { $0 }.min() }
 
     public func handle(_ event: QuicEvent, now: UInt64, hostNs: UInt64) throws(HandshakeError) {
         switch event {
@@ -116,7 +143,7 @@ public final class HostHandshake {
             guard stream == controlStream else { return }
             try consume(bytes, now: now, hostNs: hostNs)
         case .closed:
-            if state != .finished && state != .serving {
+            if state != .finished && state != .serving && pairResult == nil {
                 if let close = connection.peerClose, close.isApplication {
                     fail(.closedByPeer(code: CloseCode(code: close.code), reason: close.reason))
                 } else if let e = connection.error {
@@ -132,11 +159,20 @@ public final class HostHandshake {
     public func handleTimeout(now: UInt64, hostNs: UInt64) throws(HandshakeError) {
         if let closeAt, now >= closeAt {
             self.closeAt = nil
-            connection.close(applicationCode: CloseCode.quit.code, reason: "redirected")
+            connection.close(applicationCode: closeWith.code, reason: closeWith.reason)
             state = .finished
         }
+        if case .knocking = state, try knockTimeout(now: now) { return }
         guard let d = deadline, now >= d else { return }
         switch state {
+        case .knocking(let sent):
+            send(ControlMessage.pending(Pending()))
+            state = .knocking(sent: sent + 1)
+            deadline = now + (script.admission?.pendingEvery ?? HandshakeLimits.pendingEveryNs)
+        case .pairing:
+            deadline = nil
+            connection.close(applicationCode: CloseCode.normal.code, reason: "pairing timeout")
+            throw fail(.timeout(phase: "pairing"))
         case .pending(let sent) where sent < script.pendingCount:
             send(ControlMessage.pending(Pending()))
             state = .pending(sent: sent + 1)
@@ -184,17 +220,17 @@ public final class HostHandshake {
     private func process(_ frame: ControlFrame, now: UInt64, hostNs: UInt64) throws(HandshakeError) {
         switch state {
         case .awaitingClientHello:
+            if frame.type == ControlMessageType.pairRequest.rawValue {
+                try beginPairing(frame, now: now)
+                return
+            }
             guard frame.type == ControlMessageType.clientHello.rawValue else {
                 throw fail(.unexpected("first frame 0x\(String(frame.type, radix: 16))"))
             }
             do { clientHello = try ClientHello(body: frame.body) } catch { throw fail(.malformed(error)) }
-            if script.pendingCount > 0 {
-                send(ControlMessage.pending(Pending()))
-                state = .pending(sent: 1)
-                deadline = now + script.pendingEvery
-            } else {
-                try decide(now: now)
-            }
+            try admit(now: now)
+        case .pairing:
+            try continuePairing(frame, now: now)
         case .awaitingReady:
             guard frame.type == ControlMessageType.ready.rawValue else {
                 throw fail(.unexpected("expected Ready, got 0x\(String(frame.type, radix: 16))"))
@@ -215,6 +251,120 @@ public final class HostHandshake {
         default:
             break  // pending / finished: the client has nothing to say yet
         }
+    }
+
+    /// §6.5: the admission gate after ClientHello.
+    private func admit(now: UInt64) throws(HandshakeError) {
+        guard let admission = script.admission else { return try admitted(now: now) }
+        switch admission.verdict(fingerprint: connection.peerFingerprint) {
+        case .admit:
+            try admitted(now: now)
+        case .refuse(let code):
+            connection.close(applicationCode: code.code, reason: code.token ?? "refused")
+            state = .finished
+        case .knock:
+            send(ControlMessage.pending(Pending()))
+            state = .knocking(sent: 1)
+            deadline = now + admission.pendingEvery
+            knockGiveUpAt = now + admission.approvalWait
+            switch admission.knock {
+            case .approveAfter(let ns), .denyAfter(let ns): knockDecisionAt = now + ns
+            case .ignore: knockDecisionAt = nil
+            }
+        }
+    }
+
+    /// Handles the knock's decision and its approval timeout. Returns true when the knock ended.
+    private func knockTimeout(now: UInt64) throws(HandshakeError) -> Bool {
+        guard let admission = script.admission else { return false }
+        if let at = knockDecisionAt, now >= at {
+            knockDecisionAt = nil
+            knockGiveUpAt = nil
+            deadline = nil
+            if case .approveAfter = admission.knock, let fp = connection.peerFingerprint {
+                try? admission.trusted.add(fp, name: clientHello?.name ?? "")
+                try admitted(now: now)
+            } else {
+                connection.close(applicationCode: CloseCode.denied.code, reason: "denied")
+                state = .finished
+            }
+            return true
+        }
+        if let giveUp = knockGiveUpAt, now >= giveUp {
+            knockGiveUpAt = nil
+            knockDecisionAt = nil
+            deadline = nil
+            connection.close(applicationCode: CloseCode.approvalTimeout.code, reason: "approval-timeout")
+            state = .finished
+            return true
+        }
+        return false
+    }
+
+    /// Admitted: an access-only hello ends here with 0x72 (§3.2 tag 26); otherwise the script's
+    /// Pending frames, then its decision.
+    private func admitted(now: UInt64) throws(HandshakeError) {
+        if clientHello?.accessOnly == true {
+            connection.close(applicationCode: CloseCode.accessGranted.code, reason: "access granted")
+            state = .finished
+            return
+        }
+        if script.pendingCount > 0 {
+            send(ControlMessage.pending(Pending()))
+            state = .pending(sent: 1)
+            deadline = now + script.pendingEvery
+        } else {
+            try decide(now: now)
+        }
+    }
+
+    /// §6.2 steps 2–3 on a PairRequest-first connection.
+    private func beginPairing(_ frame: ControlFrame, now: UInt64) throws(HandshakeError) {
+        state = .pairing
+        deadline = nil
+        let request: PairRequest
+        do { request = try PairRequest(body: frame.body) } catch {
+            connection.close(applicationCode: CloseCode.normal.code, reason: "malformed pairing request")
+            throw fail(.malformed(error))
+        }
+        guard let pairing = script.pairing, let hostFingerprint = connection.configuration.identity?.fingerprint else {
+            connection.close(applicationCode: CloseCode.pairingNotArmed.code, reason: "not-armed")
+            state = .finished
+            return
+        }
+        let responder = HostPairingResponder(pairing: pairing, hostFingerprint: hostFingerprint,
+                                             clientFingerprint: connection.peerFingerprint)
+        pairingResponder = responder
+        switch responder.request(request, now: now) {
+        case .challenge(let challenge):
+            send(.pairChallenge(challenge))
+            deadline = now + script.pairingStep
+        case .refuse(let code, let reason):
+            connection.close(applicationCode: code.code, reason: reason)
+            state = .finished
+        }
+    }
+
+    /// §6.2 step 5: PairProof → PairResult, FIN, then close 0 "pairing done" after the linger
+    /// unless the client closes first.
+    private func continuePairing(_ frame: ControlFrame, now: UInt64) throws(HandshakeError) {
+        guard let responder = pairingResponder, pairResult == nil else { return }
+        guard frame.type == ControlMessageType.pairProof.rawValue else {
+            connection.close(applicationCode: CloseCode.normal.code, reason: "expected PairProof")
+            throw fail(.unexpected("expected PairProof, got 0x\(String(frame.type, radix: 16))"))
+        }
+        let proof: PairProof
+        do { proof = try PairProof(body: frame.body) } catch {
+            connection.close(applicationCode: CloseCode.normal.code, reason: "malformed PairProof")
+            throw fail(.malformed(error))
+        }
+        let result = responder.proof(proof)
+        pairResult = result
+        send(.pairResult(result))
+        if let stream = controlStream { try? connection.write(stream: stream, [], fin: true) }
+        deadline = nil
+        closeWith = (CloseCode.normal.code, "pairing done")
+        closeAt = now + script.pairingLinger
     }
 
     private func decide(now: UInt64) throws(HandshakeError) {

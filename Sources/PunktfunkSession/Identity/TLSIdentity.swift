@@ -165,6 +165,17 @@ public enum CertificateFingerprint {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The 32 bytes of a fingerprint given as text (any form `normalize` accepts); the SPAKE2
+    /// identities of control-plane.md §6.1 are these bytes.
+    /// - Returns: nil unless `normalize` accepts `text`.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        guard let hex = normalize(text) else { return nil }
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { i in
+            UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16)!  // normalize checked the digits
+        }
+    }
+
     /// Normalises a user-supplied fingerprint (case, `:` or space separators) to 64 lowercase hex.
     /// - Returns: nil unless exactly 32 bytes of hex remain.
     public static func normalize(_ text: String) -> String? {

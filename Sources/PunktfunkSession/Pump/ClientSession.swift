@@ -10,17 +10,26 @@ public enum SessionError: Error, CustomStringConvertible {
     case handshake(HandshakeError)
     /// QUIC/TLS/socket failure outside the handshake machine (e.g. `.pinMismatch`).
     case transport(QuicError)
-    /// The host redirected us; following redirects is not built in this slice.
-    case redirected(addr: String, port: UInt16)
+    /// The host redirected us (§3.4): re-dial `addr:port` (empty addr = same address), pinning
+    /// `pin` when it is non-empty. `SessionDialer` follows one.
+    case redirected(addr: String, port: UInt16, pin: String)
+    /// A second Redirect within one connect (§3.1: only one is followed).
+    case redirectedTwice(addr: String, port: UInt16)
+    /// No trust decision for this host: not in the known-hosts store, no `--fp`, no `--tofu`.
+    case unknownHost(String)
 
     public var description: String {
         switch self {
         case .resolve(let what): return "Cannot resolve the host: \(what)."
         case .handshake(let e): return e.description
-        case .transport(.pinMismatch(let expected, let actual)):
-            return "The host's certificate does not match the pinned fingerprint (expected \(expected), got \(actual)); refusing to connect."
-        case .transport(let e): return "The connection to the host failed: \(e)."
-        case .redirected(let addr, let port): return "The host redirected the session to \(addr):\(port); redirects are not followed yet."
+        case .transport(let e): return HandshakeError.sentence(for: e)
+        case .redirected(let addr, let port, _):
+            return "The host redirected the session to \(addr.isEmpty ? "the same address" : addr) port \(port)."
+        case .redirectedTwice(let addr, let port):
+            return "The host redirected the session a second time (to \(addr.isEmpty ? "the same address" : addr) port \(port)); only one redirect is followed."
+        case .unknownHost(let host):
+            return "The host \(host) is not known. Pair with it (punktfunk-kiosk pair \(host) --pin PIN), "
+                + "or pass its certificate fingerprint with --fp, or trust it on first use with --tofu."
         }
     }
 
@@ -50,15 +59,20 @@ public struct PumpStats: Sendable, Equatable {
     public var packets: UInt64
     /// Round-trip time of the best clock round, milliseconds (nil if no round was answered).
     public var rttMs: Double?
-    /// Host clock minus client clock, nanoseconds (from the handshake's clock rounds).
+    /// Host clock minus client clock, nanoseconds (the handshake's, then each admitted re-sync).
     public var clockOffsetNs: Int64
+    /// Cumulative audio datagrams received.
+    public var audioPackets: UInt64 = 0
+    /// Cumulative keyframe asks opened after frame loss.
+    public var keyframeAsks: UInt64 = 0
 
     /// One JSON object, no trailing newline.
     public var json: String {
         let rtt = rttMs.map { String(format: "%.3f", $0) } ?? "null"
         return "{\"second\":\(second),\"fps\":\(String(format: "%.2f", fps)),\"mbps\":\(String(format: "%.3f", mbps)),"
             + "\"frames_lost\":\(framesLost),\"shards_recovered\":\(shardsRecovered),\"packets\":\(packets),"
-            + "\"rtt_ms\":\(rtt),\"clock_offset_ns\":\(clockOffsetNs)}"
+            + "\"rtt_ms\":\(rtt),\"clock_offset_ns\":\(clockOffsetNs),\"audio_packets\":\(audioPackets),"
+            + "\"keyframe_asks\":\(keyframeAsks)}"
     }
 }
 
@@ -130,6 +144,15 @@ public final class ClientSession {
         public var feedbackEveryNs: UInt64 = 750_000_000
         /// Stats interval, ns.
         public var statsEveryNs: UInt64 = 1_000_000_000
+        /// QUIC idle timeout, ns (control-plane.md §1.1: 8 s; keep-alive PINGs at min(idle/2, 4 s)).
+        public var idleTimeoutNs: UInt64 = 8_000_000_000
+        /// Bound on dialling through the end of the handshake when no Pending arrives, ns.
+        public var dialTimeoutNs: UInt64 = 12_000_000_000
+        /// Mid-stream clock re-sync period, ns (control-plane.md §4.2: 60 s).
+        public var clockResyncEveryNs: UInt64 = ClockResync.intervalNs
+        /// Called with the count of Pending frames so far while the host waits for console
+        /// approval (§3.4, §6.5): show "waiting for approval on the host".
+        public var onPending: ((Int) -> Void)?
 
         public init(remote: SocketAddress, identity: TLSIdentity?, trust: HostTrust, seconds: Double,
                     hello: ClientHello = ClientSession.defaultHello) {
@@ -141,10 +164,16 @@ public final class ClientSession {
         }
     }
 
-    /// Native 1080p60 HEVC, both media suites.
+    /// Native 1080p60 HEVC (the display path replaces the mode with the panel's), AES-128-GCM
+    /// first, and only the features this client implements: StreamConfig epochs (bit 32),
+    /// Redirect-following (bit 34), speed-test results (`probeSeq`), stereo Opus.
     public static var defaultHello: ClientHello {
         var h = ClientHello(mode: Mode(width: 1920, height: 1080, refreshHz: 60))
         h.suites = [.aes128GCM, .chaCha20Poly1305]
+        h.videoCodecs = .hevc
+        h.audioChannels = 2
+        h.features = FeatureSet(videoCaps: [.probeSeq], bits: [FeatureBit.streamConfig, FeatureBit.profiles])
+        h.clientLabel = "punktfunk-kiosk"
         return h
     }
 
@@ -157,19 +186,49 @@ public final class ClientSession {
     public private(set) var parameters: SessionParameters?
     /// The host's certificate fingerprint as seen in TLS (for TOFU recording).
     public private(set) var peerFingerprint: String?
+    /// Audio datagrams (Opus/PCM/redundant), in arrival order. Valid during the call.
+    public var onAudio: ((AudioPacket) -> Void)?
+    /// Every other host datagram: rumble, HID output, cursor, host timing, HDR metadata, unknown.
+    public var onHostDatagram: ((HostDatagram) -> Void)?
+    /// Control-stream messages after the handshake (StreamConfig epochs, Reconfigured,
+    /// BitrateChanged, ProbeResult, …), including those held during the clock rounds.
+    public var onControl: ((ControlMessage) -> Void)?
+    /// The result of each speed test (a ProbeRequest sent through `outbox`, answered by ProbeResult).
+    public var onProbeReport: ((ProbeMeter.Report) -> Void)?
+    /// True when the session was established and then lost without a close from the host (path
+    /// gone, idle timeout): the host keeps it for a resume (control-plane.md §5.6).
+    public internal(set) var sessionLost = false
+    /// The newest speed-test result.
+    public internal(set) var lastProbe: ProbeMeter.Report?
+    /// Input and control messages from other threads; sent on the next pump pass.
+    public let outbox = ClientOutbox()
     /// Feedback datagrams sent.
-    public private(set) var feedbackSent = 0
+    public internal(set) var feedbackSent = 0
+    /// Feedback datagrams that carried an open ask.
+    public internal(set) var askFeedbackSent = 0
     /// Receiver counters at the end of the run.
-    public private(set) var counters = MediaCounters()
+    public internal(set) var counters = MediaCounters()
     /// Media datagrams the receiver rejected.
-    public private(set) var mediaErrors = 0
+    public internal(set) var mediaErrors = 0
+    /// Loss detection and keyframe asks, as at the end of the run.
+    public internal(set) var recovery = LossRecovery()
+    /// Audio datagrams received.
+    public internal(set) var audioPackets = 0
+    /// Host − client clock offset in force (ns): the handshake's, then each admitted re-sync.
+    public internal(set) var clockOffsetNs: Int64 = 0
+    /// Mid-stream clock re-sync batches completed (admitted or not).
+    public internal(set) var clockResyncs = 0
+    /// The newest StreamConfig (epoch 0 from the handshake, then each change).
+    public internal(set) var streamConfig: StreamConfig?
+    /// Client datagrams and control messages from `outbox` that reached the connection.
+    public internal(set) var outboxSent = 0
 
     public init(options: Options) { self.options = options }
 
     /// Media datagrams kept while the handshake finishes (≈ 12 MB at 1.5 kB each).
     public static let earlyMediaLimit = 8192
 
-    private static func wallNs() -> UInt64 {
+    static func wallNs() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
@@ -178,6 +237,8 @@ public final class ClientSession {
     /// Runs the whole session. Returns normally after `seconds` with a deliberate quit.
     public func run() throws(SessionError) {
         var config = QuicConfiguration()
+        config.idleTimeout = options.idleTimeoutNs
+        config.keepAliveInterval = min(options.idleTimeoutNs / 2, 4_000_000_000)
         config.identity = options.identity
         config.hostTrust = options.trust
         let wildcard = SocketAddress(ip: options.remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
@@ -196,7 +257,10 @@ public final class ClientSession {
         // (bounded) and replay it once the keys are known, so the first keyframe is not lost.
         var early: [[UInt8]] = []
         driver.onMedia = { datagram in if early.count < Self.earlyMediaLimit { early.append(Array(datagram)) } }
-        let handshakeLimit = QuicClock.now() + 12_000_000_000
+        // 12 s for TLS and the host's first answer; a Pending extends it to the handshake's own
+        // approval bound (§3.4: up to 180 s), which then ends the wait.
+        var handshakeLimit = QuicClock.now() + options.dialTimeoutNs
+        var pendingSeen = 0
         var established: SessionParameters?
         while established == nil {
             let now = QuicClock.now()
@@ -226,93 +290,26 @@ public final class ClientSession {
             } catch let e as SessionError {
                 throw e
             } catch { throw .transport(.invalidState("\(error)")) }
+            if case .waitingForApproval(let count) = handshake.state, count != pendingSeen {
+                if pendingSeen == 0 { handshakeLimit = QuicClock.now() + handshake.timeouts.approval }
+                pendingSeen = count
+                options.onPending?(count)
+            }
         }
         guard let params = established, let suite = params.serverHello.suite else {
             throw .handshake(.unsupportedSuite(nil))
         }
         parameters = params
 
-        // Phase 2: media.
-        let hello = params.serverHello
-        let limits = MediaLimits(shardBytes: hello.shardPayload == 0 ? 1408 : Int(hello.shardPayload),
-                                 maxDataPerBlock: hello.maxDataPerBlock == 0 ? 4096 : Int(hello.maxDataPerBlock))
-        let receiver = MediaReceiver(exporter: params.mediaExporter, suite: suite, limits: limits,
-                                     clockOriginNs: Int64(hello.clockOriginNs), aead: GnuTLSMediaAEAD.factory)
-        let deliver = onAccessUnit
-        receiver.video.onAccessUnit = { au in deliver?(au) }
-        var rejected = 0
-        driver.onMedia = { datagram in
-            do { try receiver.receive(datagram) } catch { rejected += 1 }
-        }
-        for datagram in early {
-            datagram.withUnsafeBytes { raw in
-                do { try receiver.receive(raw) } catch { rejected += 1 }
-            }
-        }
+        // Phase 2: the session.
+        try stream(params, suite: suite, connection: connection, driver: driver, early: early)
         early = []
-        let start = QuicClock.now()
-        let end = start + UInt64(max(0, options.seconds) * 1e9)
-        var nextFeedback = start + options.feedbackEveryNs
-        var nextStats = start + options.statsEveryNs
-        var window: UInt32 = 0
-        var lastFeedback = receiver.counters
-        var lastStats = receiver.counters
-        var second = 0
-        let rttMs = params.clockRttNs.map { Double($0) / 1e6 }
-        defer { counters = receiver.counters; mediaErrors = rejected }
-
-        while true {
-            let now = QuicClock.now()
-            if now >= end { break }
-            let events: [QuicEvent]
-            do { events = try driver.wait(timeout: min(end - now, 5_000_000)) } catch { throw .transport(error) }
-            if events.contains(.closed) || connection.state == .closed || connection.state == .draining {
-                counters = receiver.counters
-                if let close = connection.peerClose, close.isApplication {
-                    throw .handshake(.closedByPeer(code: CloseCode(code: close.code), reason: close.reason))
-                }
-                throw .transport(connection.error ?? .invalidState("the connection closed"))
-            }
-            let after = QuicClock.now()
-            if after >= nextFeedback {
-                nextFeedback += options.feedbackEveryNs
-                let c = receiver.counters
-                let packets = c.packetsReceived - lastFeedback.packetsReceived
-                let repaired = c.shardsRecovered - lastFeedback.shardsRecovered
-                // Loss estimate: shards FEC had to rebuild over shards that should have arrived.
-                let expected = packets + repaired
-                let ppm = expected == 0 ? 0 : UInt32(repaired * 1_000_000 / expected)
-                window &+= 1
-                let feedback = FeedbackDatagram(window: .init(number: window, lossPPM: ppm, packetsReceived: packets))
-                if (try? connection.sendDatagram(ClientDatagram.feedback(feedback).encoded)) != nil { feedbackSent += 1 }
-                lastFeedback = c
-            }
-            if after >= nextStats {
-                let interval = Double(options.statsEveryNs) / 1e9 + Double(after - nextStats) / 1e9
-                nextStats = after + options.statsEveryNs
-                second += 1
-                let c = receiver.counters
-                onStats?(PumpStats(second: second,
-                                   fps: Double(c.framesDelivered - lastStats.framesDelivered) / interval,
-                                   mbps: Double(c.bytesReceived - lastStats.bytesReceived) * 8 / 1e6 / interval,
-                                   framesLost: c.framesLost, shardsRecovered: c.shardsRecovered,
-                                   packets: c.packetsReceived, rttMs: rttMs, clockOffsetNs: params.clockOffsetNs))
-                lastStats = c
-            }
-        }
-        // Deliberate quit (control-plane §3.5: 0x51), flushed within 200 ms.
-        connection.close(applicationCode: CloseCode.quit.code, reason: "quit")
-        let flushLimit = QuicClock.now() + 200_000_000
-        while QuicClock.now() < flushLimit, connection.state != .closed {
-            _ = try? driver.wait(timeout: 20_000_000)
-            if connection.state == .closing || connection.state == .draining { break }
-        }
     }
 
     private func accept(_ outcome: ClientHandshake.Outcome) throws(SessionError) -> SessionParameters {
         switch outcome {
         case .established(let p): return p
-        case .redirect(let addr, let port, _): throw .redirected(addr: addr, port: port)
+        case .redirect(let addr, let port, let pin): throw .redirected(addr: addr, port: port, pin: pin)
         }
     }
 }

@@ -51,6 +51,23 @@ public enum AnnexBSplitter {
         if auStart < data.count { aus.append(Array(data[auStart...])) }
         return aus
     }
+
+    /// Indices of the AUs holding an IRAP picture (NAL types 16…21: BLA, IDR, CRA).
+    public static func keyframeIndices(_ aus: [[UInt8]]) -> [Int] {
+        aus.indices.filter { index in
+            let au = aus[index]
+            var i = 0
+            while i + 3 < au.count {
+                if au[i] == 0, au[i + 1] == 0, au[i + 2] == 1 {
+                    if (16...21).contains((au[i + 3] >> 1) & 0x3F) { return true }
+                    i += 3
+                } else {
+                    i += 1
+                }
+            }
+            return false
+        }
+    }
 }
 
 /// One JSON line per client datagram, as pf-testhost logs them.

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Drives one `QuicConnection` over the shared UDP socket of punktfunk/2 (data-plane.md §8.1):
-/// reads every queued datagram, hands media (first byte & 0xC0 == 0) from the dialled host to
+/// reads every queued datagram (recvmmsg, 32 per call), hands media (first byte & 0xC0 == 0) from the dialled host to
 /// `onMedia` and everything else to the connection, runs its timers and sends what it writes.
 /// This is the pump's I/O half: the only place here that touches the socket or the clock.
 ///
@@ -20,8 +20,19 @@ public final class QuicSocketDriver {
     public private(set) var foreignMediaDropped = 0
     /// Errors the connection reported while being driven (the last one is also `connection.error`).
     public private(set) var connectionErrors: [QuicError] = []
+    /// While true the network path is "cut": every datagram read is discarded and every packet the
+    /// connection writes is dropped instead of sent (test hosts simulate an outage with it).
+    public var blackout = false
+    /// Datagrams discarded in either direction because of `blackout`.
+    public private(set) var blackoutDropped = 0
+    /// An extra descriptor `wait(timeout:)` also wakes on (e.g. an eventfd another thread signals
+    /// when it queued input to send); -1 = none. The driver never reads or closes it.
+    public var wakeDescriptor: Int32 = -1
 
     private var buffer = [UInt8](repeating: 0, count: 65_536)
+    private let batch = DatagramBatch(count: 32)
+    /// Datagrams longer than a receive slot (9217 bytes), dropped unparsed.
+    public private(set) var truncatedDropped = 0
     private var parked: (bytes: [UInt8], to: SocketAddress)?
     /// Upper bound on datagrams read or packets written per pass, so one pass stays short.
     private let batchLimit = 256
@@ -52,42 +63,45 @@ public final class QuicSocketDriver {
         var wait = timeout
         if let deadline = connection.nextDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
         if parked != nil { wait = min(wait, 1_000_000) }  // retry a blocked send soon
-        var fd = pollfd(fd: socket.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        var fds = [pollfd(fd: socket.fileDescriptor, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
         let milliseconds = Int32(clamping: (wait + 999_999) / 1_000_000)
-        if poll(&fd, 1, milliseconds) < 0 && errno != EINTR {
+        if poll(&fds, wakeDescriptor >= 0 ? 2 : 1, milliseconds) < 0 && errno != EINTR {
             throw .socket(errno: errno, call: "poll")
         }
         return try step()
     }
 
     private func receiveAll() throws(QuicError) {
-        for _ in 0..<batchLimit {
-            let received = try buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(QuicError) in try socket.receive(into: raw) }
-            }.get()
-            guard let (count, from) = received else { return }
-            switch count == 0 ? .drop : SharedSocketDemux.route(firstByte: buffer[0]) {
-            case .drop:
-                continue
-            case .media:
-                // data-plane.md §8.1: media is accepted only from the host we dialled.
-                if from.canonical == connection.remoteAddress.canonical, let onMedia {
-                    buffer.withUnsafeBytes { onMedia(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                } else {
-                    foreignMediaDropped += 1
-                }
-            case .quic:
-                do {
-                    try buffer.withUnsafeBytes { raw in
-                        Result { () throws(QuicError) in
-                            try connection.handle(datagram: UnsafeRawBufferPointer(rebasing: raw[0..<count]),
-                                                  from: from, now: QuicClock.now())
-                        }
-                    }.get()
-                } catch {
-                    connectionErrors.append(error)
+        // recvmmsg in batches of `batch.count`; at most `batchLimit` datagrams per pass.
+        var taken = 0
+        while taken < batchLimit {
+            let n = try batch.receive(from: socket)
+            if n == 0 { return }
+            taken += n
+            for i in 0..<n {
+                let (bytes, from, truncated) = batch[i]
+                if truncated || bytes.isEmpty { truncatedDropped += truncated ? 1 : 0; continue }
+                if blackout { blackoutDropped += 1; continue }
+                switch SharedSocketDemux.route(firstByte: bytes[0]) {
+                case .drop:
+                    continue
+                case .media:
+                    // data-plane.md §8.1: media is accepted only from the host we dialled.
+                    if from.canonical == connection.remoteAddress.canonical, let onMedia {
+                        onMedia(bytes)
+                    } else {
+                        foreignMediaDropped += 1
+                    }
+                case .quic:
+                    do {
+                        try connection.handle(datagram: bytes, from: from, now: QuicClock.now())
+                    } catch {
+                        connectionErrors.append(error)
+                    }
                 }
             }
+            if n < batch.count { return }
         }
     }
 
@@ -107,6 +121,7 @@ public final class QuicSocketDriver {
                 continue  // its CONNECTION_CLOSE comes next
             }
             guard let count = written else { return }
+            if blackout { blackoutDropped += 1; continue }
             let destination = connection.remoteAddress
             let sent = try buffer.withUnsafeBytes { raw in
                 Result { () throws(QuicError) -> Bool in

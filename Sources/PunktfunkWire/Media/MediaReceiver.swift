@@ -30,6 +30,11 @@ public final class MediaReceiver {
 
     deinit { plaintext.deallocate() }
 
+    /// Authenticated probe-stream datagrams and their wire bytes (header and tag included), for the
+    /// client's speed-test result (control-plane.md §5.3).
+    public private(set) var probePackets: UInt64 = 0
+    public private(set) var probeBytes: UInt64 = 0
+
     /// Receive-path counters plus both reassemblers'.
     public var counters: MediaCounters {
         var c = local
@@ -84,6 +89,10 @@ public final class MediaReceiver {
         let ptsNs = unwrapPts(header.ptsMicros)
         let shard = UnsafeRawBufferPointer(start: base + MediaHeader.length,
                                            count: n - MediaLimits.v2Overhead)
+        if stream == .probe {
+            probePackets &+= 1
+            probeBytes &+= UInt64(n)
+        }
         try (stream == .video ? video : probe).handle(header: header, shard: shard, ptsNs: ptsNs)
     }
 

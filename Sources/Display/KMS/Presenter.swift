@@ -1,0 +1,405 @@
+internal import CDRM
+import VideoDecode
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The KMS side of presenting: owns the device, the chosen connector/CRTC/mode, the plane plan,
+/// the ring of frame buffers and the saved start-up state.
+///
+/// Buffer states (weston/wlroots terms): a ring slot is *free*, *filled* (holds frame `id`, not
+/// committed), *queued* (committed, flip pending — `inFlight`) or *current* (on screen). A slot
+/// becomes free only when the owner releases its id and it is neither queued nor current, so a
+/// buffer is never rewritten while it may be scanned out. At most one commit is in flight.
+///
+/// Every exit path must end in `shutdown()` (also run by deinit): it waits for the in-flight flip,
+/// writes the saved connector/CRTC/plane state back (HDR properties cleared), then frees buffers.
+public final class Presenter {
+    public let device: DRMDevice
+    public let connector: ConnectorInfo
+    public let crtc: UInt32
+    public let crtcIndex: Int
+    public let mode: DisplayMode
+
+    /// Planes usable on the CRTC and not busy on another CRTC (the ones we may touch).
+    public let planes: [PlaneDescription]
+    /// The plan in use (nil until `configure`).
+    public private(set) var plan: PlanePlan?
+
+    private let modeBlob: UInt32
+    private var saved = SavedState()
+    /// Our copy of the start-up mode, restored as MODE_ID; destroyed at shutdown.
+    private var savedModeBlob: UInt32?
+    private let connectorProps: ObjectProperties
+    private let crtcProps: ObjectProperties
+    private var planeProps: [UInt32: ObjectProperties] = [:]
+
+    /// One ring entry.
+    private final class Slot {
+        let buffer: DumbBuffer
+        var frame: UInt64?
+        var releaseRequested = false
+        /// Where the last XRGB conversion drew (the rest of the buffer is black).
+        var drawn: PixelRect?
+        init(_ b: DumbBuffer) { buffer = b }
+    }
+
+    /// Buffers and geometry for one frame layout.
+    private struct Pipeline {
+        var key: LayoutKey
+        var plan: PlanePlan
+        var slots: [Slot]
+        var background: DumbBuffer?
+        /// Plane source (16.16, in buffer pixels) and destination on the CRTC.
+        var source: FixedPointRect
+        var destination: PixelRect
+        /// XRGB path: where the picture goes inside the mode-sized buffer.
+        var drawRect: PixelRect
+        var converter: YUVToRGBConverter
+        var colour: (encoding: UInt64?, range: UInt64?)
+    }
+
+    /// Frames with the same key share a pipeline.
+    struct LayoutKey: Equatable {
+        var format: DecodedPixelFormat
+        var width: Int, height: Int
+        var crop: FrameCrop
+        var colour: FrameColour
+    }
+
+    private var pipeline: Pipeline?
+    /// Slots of a replaced pipeline, kept until the next flip completes (one of them may be on screen).
+    private var retired: [Slot] = []
+    private var retiredBackground: DumbBuffer?
+    private var needsModeset = true
+    private var currentSlot: Slot?
+    private var queuedSlot: Slot?
+    private var isShutDown = false
+    /// False while the VT is switched away (master dropped): no commits.
+    public private(set) var isActive = true
+
+    /// Ring size: current + queued + one waiting in the pacer + one being filled.
+    public static let ringSize = 4
+
+    /// Opens the device (`devicePath`, else the first card with a connected connector), picks the
+    /// connector (first connected with modes), its CRTC (the one driving it now, else the first
+    /// possible) and the mode, and records the state to restore.
+    public init(devicePath: String?, modeRequest: ModeRequest?) throws(KMSError) {
+        let device: DRMDevice
+        if let devicePath { device = try DRMDevice(path: devicePath) } else { device = try DRMDevice.openFirstConnected() }
+        self.device = device
+        guard let conn = device.connectors.lazy.compactMap({ device.connector($0) })
+            .first(where: { $0.connected && !$0.modes.isEmpty }) else { throw .noConnector }
+        connector = conn
+        let index: Int? = device.crtcs.firstIndex(of: conn.currentCRTC).flatMap { conn.possibleCRTCs & (1 << UInt32($0)) != 0 ? $0 : nil }
+            ?? (0..<device.crtcs.count).first { conn.possibleCRTCs & (1 << UInt32($0)) != 0 }
+        guard let index else { throw .noCRTC(connector: conn.id) }
+        crtcIndex = index
+        crtc = device.crtcs[index]
+        guard let m = ModeChoice.choose(from: conn.modes, request: modeRequest) else {
+            throw .modeUnavailable(requested: modeRequest?.description ?? "preferred",
+                                   offered: conn.modes.filter { !$0.interlaced }.map(\.name))
+        }
+        mode = m
+        connectorProps = device.connectorProperties(conn.id)
+        crtcProps = device.crtcProperties(crtc)
+        let bit = UInt32(1) << UInt32(index)
+        var usable: [PlaneDescription] = []
+        var props: [UInt32: ObjectProperties] = [:]
+        for id in device.planes {
+            guard let p = device.plane(id), p.possibleCRTCs & bit != 0 else { continue }
+            let pp = device.planeProperties(id)
+            let on = pp["CRTC_ID"]?.value ?? 0
+            guard on == 0 || on == UInt64(crtc) else { continue }
+            usable.append(p); props[id] = pp
+        }
+        planes = usable
+        planeProps = props
+        modeBlob = try device.createModeBlob(connector: conn.id, index: m.index)
+        saved.note(connectorProps, SavedState.connectorProperties)
+        saved.note(crtcProps, SavedState.crtcProperties)
+        for p in usable { saved.note(props[p.id]!, SavedState.planeProperties) }
+        // The start-up mode survives in a blob of ours (the kernel frees the original with our
+        // first modeset); an "off" CRTC keeps MODE_ID 0.
+        if let original = crtcProps["MODE_ID"], original.value != 0, let copy = device.createBlobForCurrentMode(crtc: crtc) {
+            savedModeBlob = copy
+            saved.replaceValue(object: crtc, property: original.id, with: UInt64(copy))
+        }
+    }
+
+    deinit { shutdown() }
+
+    // MARK: configuration
+
+    /// Sets up buffers and a confirmed plane plan for `frame`'s layout (no-op when unchanged).
+    /// Tries each plan of `PlaneAssignment.plans` with a TEST_ONLY modeset commit and keeps the
+    /// first the kernel accepts. - Returns: the plan in use.
+    @discardableResult
+    public func configure(for frame: DecodedFrame) throws(KMSError) -> PlanePlan {
+        let key = LayoutKey(format: frame.pixelFormat, width: frame.width, height: frame.height,
+                            crop: frame.crop, colour: frame.colour)
+        if let p = pipeline, p.key == key { return p.plan }
+        guard frame.visibleWidth > 0, frame.visibleHeight > 0 else { throw .badFrame("empty visible window") }
+        let yuv: FourCC = frame.pixelFormat == .nv12 ? .nv12 : .p010
+        let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex,
+                                          wanted: [(yuv, FormatModifier.linear), (.xrgb8888, FormatModifier.linear)])
+        var lastError: KMSError = .noPlane(format: "\(yuv) or XR24")
+        for plan in plans {
+            do {
+                let candidate = try makePipeline(plan: plan, key: key, frame: frame)
+                var req = try AtomicRequest()
+                addState(to: &req, pipeline: candidate, slot: candidate.slots[0], modeset: true)
+                try req.test(on: device, flags: CommitFlags.allowModeset)
+                if let old = pipeline {
+                    retired.append(contentsOf: old.slots)
+                    retiredBackground = old.background
+                }
+                pipeline = candidate
+                self.plan = plan
+                needsModeset = true  // the new plane layout goes out with ALLOW_MODESET
+                return plan
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    private func makePipeline(plan: PlanePlan, key: LayoutKey, frame: DecodedFrame) throws(KMSError) -> Pipeline {
+        let visible = PixelRect(x: frame.crop.left, y: frame.crop.top, width: frame.visibleWidth, height: frame.visibleHeight)
+        guard let fit = PlaneGeometry.fit(width: visible.width, height: visible.height,
+                                          crtcWidth: mode.width, crtcHeight: mode.height) else {
+            throw .badFrame("no destination for \(visible)")
+        }
+        var slots: [Slot] = []
+        let converter = YUVToRGBConverter(for: frame)
+        if plan.format == .xrgb8888 {
+            for _ in 0..<Self.ringSize {
+                let b = try DumbBuffer(device: device, width: mode.width, height: mode.height, format: .xrgb8888)
+                b.clearToBlack()
+                slots.append(Slot(b))
+            }
+            let full = PixelRect(x: 0, y: 0, width: mode.width, height: mode.height)
+            return Pipeline(key: key, plan: plan, slots: slots, background: nil, source: FixedPointRect(full),
+                            destination: full, drawRect: fit, converter: converter, colour: (nil, nil))
+        }
+        for _ in 0..<Self.ringSize {
+            slots.append(Slot(try DumbBuffer(device: device, width: frame.width, height: frame.height, format: plan.format)))
+        }
+        var background: DumbBuffer?
+        if plan.backgroundPlane != nil {
+            let b = try DumbBuffer(device: device, width: mode.width, height: mode.height, format: .xrgb8888)
+            b.clearToBlack()
+            background = b
+        }
+        var colour: (UInt64?, UInt64?) = (nil, nil)
+        if let desc = planes.first(where: { $0.id == plan.plane }), let pp = planeProps[plan.plane] {
+            let names = PlaneAssignment.colorProperties(matrix: converter.matrix, fullRange: converter.fullRange, plane: desc)
+            colour = (names.encoding.flatMap { pp["COLOR_ENCODING"]?.enums[$0] }, names.range.flatMap { pp["COLOR_RANGE"]?.enums[$0] })
+        }
+        return Pipeline(key: key, plan: plan, slots: slots, background: background, source: FixedPointRect(visible),
+                        destination: fit, drawRect: fit, converter: converter, colour: colour)
+    }
+
+    /// Adds the whole display state for showing `slot` to a request: the video plane, the
+    /// background plane, every other touched plane off, and with `modeset` the connector and CRTC.
+    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool) {
+        if modeset {
+            req.add(connectorProps, "CRTC_ID", UInt64(crtc))
+            if let hdr = connectorProps["HDR_OUTPUT_METADATA"] { req.add(connector.id, hdr, 0) }
+            if let cs = connectorProps["Colorspace"], let d = cs.enums["Default"] { req.add(connector.id, cs, d) }
+            req.add(crtcProps, "MODE_ID", UInt64(modeBlob))
+            req.add(crtcProps, "ACTIVE", 1)
+        }
+        let video = planeProps[p.plan.plane]!
+        req.add(video, "FB_ID", UInt64(slot.buffer.framebuffer))
+        req.add(video, "CRTC_ID", UInt64(crtc))
+        req.add(video, "SRC_X", p.source.x); req.add(video, "SRC_Y", p.source.y)
+        req.add(video, "SRC_W", p.source.width); req.add(video, "SRC_H", p.source.height)
+        req.add(video, "CRTC_X", UInt64(p.destination.x)); req.add(video, "CRTC_Y", UInt64(p.destination.y))
+        req.add(video, "CRTC_W", UInt64(p.destination.width)); req.add(video, "CRTC_H", UInt64(p.destination.height))
+        if let z = p.plan.zpos { req.add(video, "zpos", z) }
+        if let e = p.colour.encoding { req.add(video, "COLOR_ENCODING", e) }
+        if let r = p.colour.range { req.add(video, "COLOR_RANGE", r) }
+        guard modeset else { return }
+        if let bgPlane = p.plan.backgroundPlane, let bg = p.background, let bp = planeProps[bgPlane] {
+            let full = FixedPointRect(PixelRect(x: 0, y: 0, width: mode.width, height: mode.height))
+            req.add(bp, "FB_ID", UInt64(bg.framebuffer)); req.add(bp, "CRTC_ID", UInt64(crtc))
+            req.add(bp, "SRC_X", 0); req.add(bp, "SRC_Y", 0); req.add(bp, "SRC_W", full.width); req.add(bp, "SRC_H", full.height)
+            req.add(bp, "CRTC_X", 0); req.add(bp, "CRTC_Y", 0)
+            req.add(bp, "CRTC_W", UInt64(mode.width)); req.add(bp, "CRTC_H", UInt64(mode.height))
+        }
+        // Everything else on this CRTC (cursor included) goes dark.
+        for other in planes where other.id != p.plan.plane && other.id != p.plan.backgroundPlane {
+            guard let op = planeProps[other.id] else { continue }
+            req.add(op, "FB_ID", 0); req.add(op, "CRTC_ID", 0)
+        }
+    }
+
+    // MARK: frames
+
+    /// Whether a ring slot is free for the next frame.
+    public var hasFreeSlot: Bool { pipeline?.slots.contains { $0.frame == nil } ?? true }
+
+    /// Copies (YUV plane) or converts (XRGB plane) `frame` into a free slot tagged `id`,
+    /// reconfiguring first when its layout changed.
+    /// - Returns: false when no slot is free (nothing was done).
+    /// - Throws: `KMSError` from configuration or a malformed frame.
+    ///
+    /// `.dmaBuf` pictures (VA-API rung) are meant to be imported once per surface
+    /// (`drmPrimeFDToHandle` + `AddFB2WithModifiers`, FB cached by surface) and scanned out without
+    /// a copy, their lease released when the next flip completed; that import is not built yet
+    /// and such pictures are refused with `.noPlane`.
+    public func fill(_ frame: DecodedPicture, id: UInt64) throws(KMSError) -> Bool {
+        guard case .cpu(let f) = frame else {
+            throw .noPlane(format: "dma-buf pictures (VA-API import not built yet)")
+        }
+        try configure(for: f)
+        guard let p = pipeline, let slot = p.slots.first(where: { $0.frame == nil }) else { return false }
+        if p.plan.format == .xrgb8888 {
+            if slot.drawn != p.drawRect {
+                slot.buffer.clearToBlack()
+                slot.drawn = p.drawRect
+            }
+            var columns = scratchColumns
+            try p.converter.convert(f, into: slot.buffer.map, pitch: slot.buffer.pitch, rect: p.drawRect, columns: &columns)
+            scratchColumns = columns
+        } else {
+            slot.buffer.copyPlanes(of: VideoFramePlanes(f))
+        }
+        slot.frame = id
+        slot.releaseRequested = false
+        return true
+    }
+
+    /// Column map scratch of the scaled XRGB conversion (reused across frames).
+    private var scratchColumns: [Int32] = []
+
+    /// Commits the slot holding `id` with NONBLOCK | PAGE_FLIP_EVENT (plus ALLOW_MODESET and the
+    /// full connector/CRTC/plane state on the first commit, after a layout change and after a VT
+    /// switch back). - Precondition: no flip in flight.
+    public func commit(frame id: UInt64) throws(KMSError) {
+        guard isActive else { throw .commitFailed(errno: EACCES, testOnly: false) }
+        guard let p = pipeline, let slot = p.slots.first(where: { $0.frame == id }) else {
+            throw .badFrame("frame \(id) is not in the ring")
+        }
+        var req = try AtomicRequest()
+        addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset)
+        var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
+        if needsModeset { flags |= CommitFlags.allowModeset }
+        try req.commit(on: device, flags: flags)
+        needsModeset = false
+        queuedSlot = slot
+    }
+
+    /// Whether a commit's flip is pending.
+    public var flipPending: Bool { queuedSlot != nil }
+    /// The frame on screen (its flip completed last).
+    public var currentFrame: UInt64? { currentSlot?.frame }
+
+    /// Reads flip events from the device into `events` (caller-owned, reused) and moves the
+    /// queued slot to current for each completion on our CRTC; retired buffers are freed.
+    public func readFlips(into events: inout [FlipEvent], scratch: UnsafeMutableRawBufferPointer) {
+        let n = device.readEvents(into: scratch)
+        guard n > 0 else { return }
+        let start = events.count
+        DRMEventParser.parse(UnsafeRawBufferPointer(rebasing: scratch[0..<n]), into: &events)
+        for e in events[start...] where e.crtc == crtc || e.crtc == 0 {
+            guard let q = queuedSlot else { continue }
+            let previous = currentSlot
+            currentSlot = q
+            queuedSlot = nil
+            if let previous, previous !== q, previous.releaseRequested {
+                previous.frame = nil; previous.releaseRequested = false
+            }
+            if !retired.isEmpty, !retired.contains(where: { $0 === q }) {
+                retired.removeAll()
+                retiredBackground = nil
+            }
+        }
+    }
+
+    /// The owner no longer needs frame `id`'s buffer; it is reused once it is neither queued nor
+    /// on screen.
+    public func release(frame id: UInt64) {
+        let all = (pipeline?.slots ?? []) + retired
+        guard let slot = all.first(where: { $0.frame == id }) else { return }
+        if slot === currentSlot || slot === queuedSlot {
+            slot.releaseRequested = true
+        } else {
+            slot.frame = nil
+        }
+    }
+
+    /// Waits up to `timeoutMs` for the in-flight flip (used before restoring and on VT release).
+    public func waitForPendingFlip(timeoutMs: Int32) {
+        guard flipPending else { return }
+        var events: [FlipEvent] = []
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 8)
+        defer { scratch.deallocate() }
+        var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+        if poll(&pfd, 1, timeoutMs) > 0 { readFlips(into: &events, scratch: scratch) }
+        queuedSlot = nil
+    }
+
+    /// The device fd for the caller's poll set (readable = flip events pending).
+    public var eventFD: Int32 { device.fd }
+
+    // MARK: ownership
+
+    /// Writes the saved start-up state back with one blocking ALLOW_MODESET commit. If the
+    /// kernel refuses it, at least turns our planes off so the console's own restore can run.
+    /// - Returns: whether the saved state was restored exactly.
+    @discardableResult
+    public func restoreSavedState() -> Bool {
+        waitForPendingFlip(timeoutMs: 200)
+        do {
+            var req = try AtomicRequest()
+            for a in saved.restoreAssignments {
+                req.add(a.object, PropertyInfo(id: a.property, name: a.name, value: a.value), a.value)
+            }
+            try req.commit(on: device, flags: CommitFlags.allowModeset)
+            return true
+        } catch {
+            if var req = try? AtomicRequest() {
+                for p in planes {
+                    guard let pp = planeProps[p.id] else { continue }
+                    req.add(pp, "FB_ID", 0); req.add(pp, "CRTC_ID", 0)
+                }
+                try? req.commit(on: device, flags: CommitFlags.allowModeset)
+            }
+            return false
+        }
+    }
+
+    /// VT switched away: restore the console's state, drop master, stop committing.
+    public func suspend() {
+        guard isActive, !isShutDown else { return }
+        restoreSavedState()
+        device.dropMaster()
+        isActive = false
+    }
+
+    /// VT back: retake master; the next commit is a full modeset.
+    public func resume() throws(KMSError) {
+        guard !isActive, !isShutDown else { return }
+        try device.acquireMaster()
+        isActive = true
+        needsModeset = true
+    }
+
+    /// Restores the saved state (when we hold master), then frees every buffer and the mode blob.
+    /// Idempotent.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        if isActive { restoreSavedState() }
+        currentSlot = nil; queuedSlot = nil
+        pipeline = nil; retired = []; retiredBackground = nil
+        device.destroyBlob(modeBlob)
+        if let savedModeBlob { device.destroyBlob(savedModeBlob) }
+    }
+
+    /// The plane format in use, as a 4-character code (`XR24`, `NV12`, `P010`).
+    public var formatName: String { plan.map { "\($0.format)" } ?? "none" }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--flip-log FILE`: one JSON line per completed flip, then a summary line. Owned `FILE*`,
+/// closed by `close()` or deinit.
+public final class FlipLog {
+    private var file: UnsafeMutablePointer<FILE>?
+
+    /// - Throws: `KMSError.ioctl("fopen …")` when the file cannot be created.
+    public init(path: String) throws(KMSError) {
+        guard let f = fopen(path, "w") else { throw .ioctl("fopen \(path)", errno: errno) }
+        file = f
+    }
+
+    deinit { close() }
+
+    /// `{"seq":S,"flip_ns":T,"frame":n,"ready_ns":R,"commit_ns":C}`
+    public func flip(sequence: UInt32, flipNs: UInt64, frame: UInt64, readyNs: UInt64, commitNs: UInt64) {
+        write("{\"seq\":\(sequence),\"flip_ns\":\(flipNs),\"frame\":\(frame),\"ready_ns\":\(readyNs),\"commit_ns\":\(commitNs)}\n")
+    }
+
+    /// `{"summary":true,"committed":…,"dropped":…,"repeats":…,"latch_misses":…,"flips":…}`
+    public func summary(_ s: PacerStats) {
+        write("{\"summary\":true,\"committed\":\(s.committed),\"dropped\":\(s.dropped),\"repeats\":\(s.repeats),\"latch_misses\":\(s.latchMisses),\"flips\":\(s.flips)}\n")
+    }
+
+    public func close() {
+        if let f = file { fclose(f) }
+        file = nil
+    }
+
+    private func write(_ line: String) {
+        guard let f = file else { return }
+        fputs(line, f)
+        fflush(f)
+    }
+}

@@ -1,0 +1,275 @@
+import VideoDecode
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One frame from a source, numbered in output order.
+public struct SourcedFrame: Sendable {
+    public var frame: DecodedPicture
+    /// Output index over all passes (the pacer id and the flip log's `frame`).
+    public var index: UInt64
+    /// Index within its pass and whether that pass is the first (screendumps use first-pass
+    /// indices).
+    public var indexInPass: Int
+    public var firstPass: Bool
+
+    public init(frame: DecodedPicture, index: UInt64, indexInPass: Int, firstPass: Bool) {
+        self.frame = frame; self.index = index; self.indexInPass = indexInPass; self.firstPass = firstPass
+    }
+}
+
+/// The presenting thread's event loop: frames from a source at a fixed rate, through the
+/// `FlipPacer`, onto the `Presenter`; flip events, signals and VT switches from one `poll`.
+///
+/// Frame k of the run becomes displayable no earlier than `start + k·interval` (`--fps`); it is
+/// then converted/copied into a free ring slot and handed to the pacer with `readyNs` = the time
+/// the buffer was complete. A frame listed in `screendumpFrames` (first-pass index) stops
+/// production until its flip completed, then `@@SCREENDUMP frame-<n>` is printed and one stdin
+/// line is awaited; the schedule restarts from that moment.
+///
+/// Order per iteration: signals; flip events already pending (non-blocking); the pacer's
+/// decision (commit or wait); then production of one frame, skipped when its measured cost would
+/// run past the pacer's wait deadline; finally `poll` until an event or the next deadline.
+/// Decoding runs on this thread (software rung); a decode thread is the next step.
+public final class PresentLoop {
+    public enum Outcome: Sendable, Equatable {
+        /// Every frame was shown (the last one's flip completed).
+        case finished
+        /// SIGINT / SIGTERM.
+        case interrupted(SignalWatch.Event)
+    }
+
+    private let presenter: Presenter
+    private let signals: SignalWatch
+    private let vt: VTSwitch?
+    private let intervalNs: UInt64
+    private let screendumpFrames: Set<Int>
+    private let flipLog: FlipLog?
+    public private(set) var pacer: FlipPacer
+    /// What a source yields on each call.
+    public enum SourceStep {
+        case frame(SourcedFrame)
+        /// Nothing ready yet (a live source); the loop sleeps until `sourceWakeDescriptor` is
+        /// readable, a flip, a signal or a deadline.
+        case notYet
+        case end
+    }
+    /// Readable when a live source has a new frame (an eventfd; drained here). -1 = none.
+    public var sourceWakeDescriptor: Int32 = -1
+    /// true: frame k is produced no earlier than start + k·interval (files, `--fps`); false: each
+    /// frame is produced as soon as the source has it (a live stream paces itself).
+    public var followSchedule = true
+
+    /// (readyNs, commitNs) by frame id while the frame is between ready and its flip.
+    private var times: [UInt64: (ready: UInt64, commit: UInt64)] = [:]
+
+    public init(presenter: Presenter, signals: SignalWatch, vt: VTSwitch?, fps: Double,
+                screendumpFrames: Set<Int>, flipLog: FlipLog?) {
+        self.presenter = presenter; self.signals = signals; self.vt = vt
+        self.intervalNs = UInt64((1e9 / max(fps, 0.001)).rounded())
+        self.screendumpFrames = screendumpFrames; self.flipLog = flipLog
+        pacer = FlipPacer(.init(streamIntervalNs: intervalNs, nominalRefreshNs: presenter.mode.refreshIntervalNs,
+                                latchMarginNs: 1_000_000))
+    }
+
+    // Loop state (one run per instance).
+    private var lastShown: UInt64?
+    private var hold: (id: UInt64, n: Int)?
+    private var scheduleStart: UInt64?
+    private var produced: UInt64 = 0
+    /// Moving average (1/8 weight) of one frame's decode + copy/convert time, ns.
+    private var productionCostNs: UInt64 = 0
+    private var events: [FlipEvent] = []
+    private var releasable: [UInt64] = []
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+
+    deinit { scratch.deallocate() }
+
+    /// Runs until the source is exhausted and its last frame is on screen, or a quit signal.
+    /// - Parameter next: the source; nil = end of stream. Its errors propagate.
+    public func run(next: () throws -> SourcedFrame?) throws -> Outcome {
+        try run(steps: { try next().map { .frame($0) } ?? .end })
+    }
+
+    /// Runs a source that may have nothing ready yet (`.notYet`), until `.end` and its last frame
+    /// is on screen, or a quit signal.
+    public func run(steps next: () throws -> SourceStep) throws -> Outcome {
+        var pending: SourcedFrame?
+        var sourceDone = false
+        var lastProduced: UInt64?
+        events.reserveCapacity(16); releasable.reserveCapacity(16)
+        var consecutiveFailures = 0
+
+        while true {
+            for s in signals.drain() {
+                switch s {
+                case .interrupt, .terminate: return .interrupted(s)
+                case .vtRelease:
+                    // Let the in-flight flip land (the pacer must see it), then hand the VT over.
+                    if presenter.flipPending, let outcome = awaitFlips(timeoutMs: 200) { return outcome }
+                    presenter.suspend()
+                    // A flip that never reported (timeout) is treated as landed, or the pacer would
+                    // wait for it forever after the switch back.
+                    if pacer.inFlightFrame != nil {
+                        pacer.flipCompleted(timestampNs: 0, sequence: 0, nowNs: MonotonicClock.nowNs())
+                    }
+                    vt?.acknowledgeRelease()
+                case .vtAcquire:
+                    vt?.acknowledgeAcquire()
+                    try presenter.resume()
+                }
+            }
+            // Flip events that already arrived (non-blocking): production running behind
+            // schedule loops without sleeping, and must not starve the pacer of completions.
+            if let outcome = awaitFlips(timeoutMs: 0) { return outcome }
+            var now = MonotonicClock.nowNs()
+
+            // Present first: the pacer decides on what is ready before more work starts.
+            var waitUntil: UInt64?
+            if presenter.isActive {
+                switch pacer.next(nowNs: now) {
+                case .commit(let f):
+                    do {
+                        try presenter.commit(frame: f.id)
+                        let t = MonotonicClock.nowNs()
+                        pacer.committed(f, nowNs: t)
+                        times[f.id, default: (f.readyNs, 0)].commit = t
+                        consecutiveFailures = 0
+                    } catch {
+                        pacer.commitFailed(f, nowNs: MonotonicClock.nowNs())
+                        consecutiveFailures += 1
+                        if case .commitFailed(let e, _) = error, e == EINVAL || consecutiveFailures > 1000 { throw error }
+                    }
+                    recycle()
+                    continue
+                case .wait(let until):
+                    waitUntil = until
+                }
+            }
+
+            // Produce the next frame (decode + copy/convert, on this thread) once it is due and a
+            // slot is free — unless the pacer's deadline would pass meanwhile: producing blocks
+            // for `productionCostNs`, and a late `next` call would make the pacer miss its vblank.
+            var produceAtNs: UInt64?
+            let fitsBeforeDeadline = waitUntil.map { now &+ productionCostNs < $0 } ?? true
+            if hold == nil, !sourceDone, fitsBeforeDeadline {
+                let t0 = MonotonicClock.nowNs()
+                if pending == nil {
+                    switch try next() {
+                    case .frame(let f): pending = f
+                    case .notYet: break
+                    case .end:
+                        sourceDone = true
+                        pacer.streamEnded = true
+                        continue  // a held frame is now the last one: let the pacer commit it at once
+                    }
+                }
+                if let f = pending {
+                    let start = scheduleStart ?? now
+                    scheduleStart = start
+                    let due = followSchedule ? start &+ produced &* intervalNs : 0
+                    now = MonotonicClock.nowNs()
+                    if now >= due {
+                        if try presenter.fill(f.frame, id: f.index) {
+                            let ready = MonotonicClock.nowNs()
+                            pacer.frameReady(PacedFrame(id: f.index, readyNs: ready))
+                            times[f.index] = (ready, 0)
+                            produced += 1
+                            lastProduced = f.index
+                            if f.firstPass, screendumpFrames.contains(f.indexInPass) { hold = (f.index, f.indexInPass) }
+                            pending = nil
+                            productionCostNs = (productionCostNs * 7 + (ready - t0)) / 8
+                            recycle()
+                            continue  // the pacer sees the new frame at once
+                        }
+                    } else {
+                        produceAtNs = due
+                    }
+                }
+            }
+
+            if sourceDone, pending == nil, hold == nil, !presenter.flipPending,
+               lastProduced == nil || lastShown == lastProduced {
+                return .finished
+            }
+
+            // Sleep until a flip event, a signal, or the next deadline.
+            let deadline = [waitUntil, produceAtNs].compactMap { $0 }.min()
+            var timeoutMs: Int32 = 1000
+            if let deadline {
+                now = MonotonicClock.nowNs()
+                timeoutMs = deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 1000))
+            } else if pending != nil, hold == nil, !presenter.hasFreeSlot, !presenter.flipPending {
+                timeoutMs = 1  // waiting for a release that needs no event
+            }
+            if let outcome = awaitFlips(timeoutMs: timeoutMs) { return outcome }
+        }
+    }
+
+    /// Polls the DRM fd and the signalfd for up to `timeoutMs`; feeds flip completions to the
+    /// pacer, the flip log and the screendump handshake, then recycles released buffers.
+    /// - Returns: an outcome when a quit signal arrived during a screendump wait.
+    private func awaitFlips(timeoutMs: Int32) -> Outcome? {
+        var fds = [pollfd(fd: presenter.eventFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: sourceWakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, sourceWakeDescriptor >= 0 ? 3 : 2, timeoutMs)
+        if sourceWakeDescriptor >= 0, fds[2].revents & Int16(POLLIN) != 0 {
+            var counter: UInt64 = 0
+            _ = read(sourceWakeDescriptor, &counter, 8)
+        }
+        guard fds[0].revents & Int16(POLLIN) != 0 else { return nil }
+        events.removeAll(keepingCapacity: true)
+        let shownBefore = presenter.currentFrame
+        presenter.readFlips(into: &events, scratch: scratch)
+        var now = MonotonicClock.nowNs()
+        for e in events {
+            now = MonotonicClock.nowNs()
+            pacer.flipCompleted(timestampNs: e.timestampNs, sequence: e.sequence, nowNs: now)
+        }
+        if let e = events.last, let shown = presenter.currentFrame, shown != shownBefore || lastShown != shown {
+            lastShown = shown
+            if let t = times.removeValue(forKey: shown) {
+                flipLog?.flip(sequence: e.sequence, flipNs: e.timestampNs == 0 ? now : e.timestampNs,
+                              frame: shown, readyNs: t.ready, commitNs: t.commit)
+            }
+            if let h = hold, h.id == shown {
+                if let outcome = screendump(h.n) { return outcome }
+                hold = nil
+                scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs
+            }
+        }
+        recycle()
+        return nil
+    }
+
+    /// Hands the pacer's releasable ids back to the presenter.
+    private func recycle() {
+        pacer.drainReleasable(into: &releasable)
+        for id in releasable {
+            presenter.release(frame: id)
+            times.removeValue(forKey: id)
+        }
+        releasable.removeAll(keepingCapacity: true)
+    }
+
+    /// Prints the screendump marker and blocks until one stdin line (or EOF), still honouring
+    /// quit signals. - Returns: an outcome when a quit signal arrived.
+    private func screendump(_ n: Int) -> Outcome? {
+        print("@@SCREENDUMP frame-\(n)")
+        fflush(nil)  // all C streams, stdout included (print writes through it)
+        var byte: UInt8 = 0
+        while true {
+            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, -1)
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                for s in signals.drain() where s == .interrupt || s == .terminate { return .interrupted(s) }
+            }
+            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                let r = read(0, &byte, 1)
+                if r <= 0 || byte == UInt8(ascii: "\n") { return nil }
+            }
+        }
+    }
+}

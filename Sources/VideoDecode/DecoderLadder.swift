@@ -1,0 +1,222 @@
+import Foundation
+import HEVC
+
+/// The decoder rungs, best first.
+public enum DecoderRungKind: String, Sendable, Codable, CaseIterable {
+    case vaapi
+    case software
+}
+
+/// The session's decoder: VA-API, then libavcodec.
+///
+/// - Every rung error (a driver failure, an access unit that does not decode) asks the host for
+///   a keyframe through `onKeyframeRequest`; so do planner warnings that leave a picture inexact.
+/// - Three errors spread over at least one second, with no good picture in between, demote to
+///   the next rung (the last rung is kept whatever happens); a stream the rung cannot decode at
+///   all (profile or format it lacks) demotes at once.
+/// - A rung started mid-stream (the first one too) is fed nothing until an access unit with an
+///   IRAP picture; it asks for a keyframe when it starts. That access unit gets the newest
+///   parameter sets seen in front when it carries none.
+///
+/// `decode` never throws and never traps: bad input becomes warnings (`onWarning`), keyframe
+/// requests and, eventually, a demotion. Not thread-safe: use from one task.
+public final class DecoderLadder {
+    public struct Configuration {
+        /// Rungs to try, in order.
+        public var rungs: [DecoderRungKind]
+        /// Errors (with the window below) that demote a rung.
+        public var errorsToDemote: Int
+        /// The errors must span at least this many nanoseconds.
+        public var demotionWindowNanos: UInt64
+        /// Opens the VA display (default: the first render node that initialises).
+        public var openVADisplay: () throws -> VADisplayConnection
+        /// Surfaces beyond max DPB + 1 for pictures held by the display (VA-API rung).
+        public var headroom: Int
+        /// libavcodec slice threads (nil: its default).
+        public var softwareThreads: Int?
+
+        public init(rungs: [DecoderRungKind] = [.vaapi, .software], errorsToDemote: Int = 3,
+                    demotionWindowNanos: UInt64 = 1_000_000_000,
+                    openVADisplay: @escaping () throws -> VADisplayConnection = { try VADisplayConnection.openFirst() },
+                    headroom: Int = 8, softwareThreads: Int? = nil) {
+            self.rungs = rungs; self.errorsToDemote = max(1, errorsToDemote)
+            self.demotionWindowNanos = demotionWindowNanos; self.openVADisplay = openVADisplay
+            self.headroom = headroom; self.softwareThreads = softwareThreads
+        }
+    }
+
+    /// Asked whenever a keyframe (IRAP) would repair the stream. Called on the decode thread.
+    public var onKeyframeRequest: () -> Void = {}
+    /// Human-readable notices (rung errors, concealment, demotions).
+    public var onWarning: (String) -> Void = { _ in }
+
+    public let configuration: Configuration
+    /// The rung in use; nil when none could be started.
+    public var activeRung: DecoderRungKind? { rung?.kind }
+    /// True while the active rung waits for an IRAP picture.
+    public private(set) var awaitingIRAP = true
+    /// Every demotion so far: the rung left and why.
+    public private(set) var demotions: [(from: DecoderRungKind, reason: String)] = []
+    /// Errors of the active rung since its last good picture (monotonic ns).
+    public private(set) var errorTimes: [UInt64] = []
+    /// Rung errors since the ladder started, all rungs.
+    public private(set) var errorCount = 0
+    /// Rungs that could not start, with the reason (also sent to `onWarning` once it is set
+    /// for rungs tried later).
+    public private(set) var unavailableRungs: [(rung: DecoderRungKind, reason: String)] = []
+
+    private var rung: (any LadderRung)?
+    private var parameterSets = ParameterSetCache()
+    private var nextRungIndex = 0
+    private let now: () -> UInt64
+
+    /// - Parameter clock: monotonic nanoseconds (tests pass a fake clock).
+    public init(configuration: Configuration = Configuration(), clock: @escaping () -> UInt64 = DecoderLadder.monotonicNanos) {
+        self.configuration = configuration
+        now = clock
+        startNextRung(reason: nil)
+    }
+
+    /// Decodes one access unit (Annex-B bytes); returns the pictures ready for display.
+    public func decode(accessUnit: [UInt8], pts: Int64) -> [DecodedPicture] {
+        guard let current = rung else { return [] }
+        parameterSets.observe(accessUnit)
+        var input = accessUnit
+        if awaitingIRAP {
+            guard Self.containsIRAP(accessUnit) else { return [] }
+            awaitingIRAP = false
+            input = parameterSets.completed(accessUnit)  // the host may have sent them only once
+        }
+        do {
+            let out = try current.decode(accessUnit: input, pts: pts)
+            for w in out.warnings { onWarning("\(current.kind.rawValue): \(w)") }
+            if out.requestsKeyframe { onKeyframeRequest() }
+            if out.decodedPicture { errorTimes.removeAll() }
+            return out.pictures
+        } catch {
+            onWarning("\(current.kind.rawValue): \(error)")
+            onKeyframeRequest()
+            errorCount += 1
+            let t = now()
+            errorTimes.append(t)
+            if Self.rungCannotDecodeStream(error), nextRungIndex < configuration.rungs.count {
+                startNextRung(reason: "\(error)")
+            } else if errorTimes.count >= configuration.errorsToDemote, let first = errorTimes.first,
+               t &- first >= configuration.demotionWindowNanos, nextRungIndex < configuration.rungs.count {
+                startNextRung(reason: "\(errorTimes.count) errors in \(Double(t &- first) / 1e9) s, last: \(error)")
+            }
+            return []
+        }
+    }
+
+    /// End of stream: the pictures the active rung still holds.
+    public func flush() -> [DecodedPicture] { rung?.flush() ?? [] }
+
+    /// Builds the next rung that starts; records why the previous one was left.
+    private func startNextRung(reason: String?) {
+        if let old = rung, let reason {
+            demotions.append((old.kind, reason))
+            onWarning("demoted from \(old.kind.rawValue): \(reason)")
+        }
+        rung = nil
+        errorTimes = []
+        awaitingIRAP = true
+        while nextRungIndex < configuration.rungs.count {
+            let kind = configuration.rungs[nextRungIndex]
+            nextRungIndex += 1
+            do {
+                rung = try makeRung(kind)
+                break
+            } catch {
+                unavailableRungs.append((kind, "\(error)"))
+                onWarning("\(kind.rawValue) rung unavailable: \(error)")
+            }
+        }
+        if reason != nil, rung != nil { onKeyframeRequest() }
+    }
+
+    private func makeRung(_ kind: DecoderRungKind) throws -> any LadderRung {
+        switch kind {
+        case .vaapi:
+            let connection = try configuration.openVADisplay()
+            return VAAPIRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom))
+        case .software:
+            return SoftwareRung(try SoftwareDecoder(threads: configuration.softwareThreads))
+        }
+    }
+
+    /// Errors that will repeat for every picture of the stream (a profile or format the rung
+    /// does not have): demote at once instead of waiting for the error window.
+    static func rungCannotDecodeStream(_ error: any Error) -> Bool {
+        switch error as? VAAPIError {
+        case .profileUnsupported?, .unsupportedStream?: true
+        default: false
+        }
+    }
+
+    /// True when the access unit holds a VCL NAL unit of an IRAP picture (nal_unit_type 16…23).
+    static func containsIRAP(_ au: [UInt8]) -> Bool {
+        AnnexB.nalUnitRanges(in: au).contains { r in
+            let type = au[r.lowerBound] >> 1 & 0x3F
+            return (16...23).contains(type)
+        }
+    }
+
+    public static func monotonicNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
+
+/// What a rung made of one access unit.
+struct RungOutput {
+    var pictures: [DecodedPicture]
+    var warnings: [String]
+    var requestsKeyframe: Bool
+    /// A picture was decoded without error (resets the demotion count).
+    var decodedPicture: Bool
+}
+
+protocol LadderRung: AnyObject {
+    var kind: DecoderRungKind { get }
+    func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput
+    func flush() -> [DecodedPicture]
+}
+
+final class VAAPIRung: LadderRung {
+    let decoder: VAAPIDecoder
+    init(_ decoder: VAAPIDecoder) { self.decoder = decoder }
+    var kind: DecoderRungKind { .vaapi }
+
+    func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput {
+        let waiting = decoder.awaitingIRAP
+        let out = try decoder.decode(accessUnit: accessUnit, pts: pts)
+        // A picture was decoded unless the planner skipped the access unit.
+        let skipped = out.warnings.contains {
+            switch $0 {
+            case .awaitingIRAP, .raslSkipped, .missingParameterSet, .noFirstSliceSegment, .surfacePoolExhausted: true
+            default: false
+            }
+        }
+        return RungOutput(pictures: out.pictures.map { .dmaBuf($0) }, warnings: out.warnings.map(\.description),
+                          requestsKeyframe: out.requestsKeyframe, decodedPicture: !skipped && !(waiting && decoder.awaitingIRAP))
+    }
+
+    func flush() -> [DecodedPicture] {
+        ((try? decoder.flush())?.pictures ?? []).map { .dmaBuf($0) }
+    }
+}
+
+final class SoftwareRung: LadderRung {
+    let decoder: SoftwareDecoder
+    init(_ decoder: SoftwareDecoder) { self.decoder = decoder }
+    var kind: DecoderRungKind { .software }
+
+    func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput {
+        let frames = try decoder.decode(accessUnit: accessUnit, pts: pts)
+        return RungOutput(pictures: frames.map { .cpu($0) }, warnings: [], requestsKeyframe: false, decodedPicture: true)
+    }
+
+    func flush() -> [DecodedPicture] { decoder.flush().map { .cpu($0) } }
+}

@@ -1,0 +1,159 @@
+import ArgumentParser
+import Display
+import Foundation
+import HEVC
+import VideoDecode
+
+/// `punktfunk-kiosk present FILE`: decodes an Annex-B HEVC file with the software rung and shows
+/// every output frame on a KMS plane at `--fps`, through the flip pacer. Prints one JSON line on
+/// stderr at start (`{"drm":{…}}`); `--screendump-at` prints `@@SCREENDUMP frame-<n>` once frame
+/// n is on glass and waits for a stdin line; `--flip-log` writes one JSON line per flip.
+/// Exit 0 after the last frame, 130 / 143 on SIGINT / SIGTERM, 2 without a DRM device, 1 on
+/// other errors — the saved display state is restored on every path.
+struct PresentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "present",
+        abstract: "Show an Annex-B HEVC file on a DRM/KMS display (software decode, atomic KMS).")
+
+    @Argument(help: "Annex-B HEVC elementary stream (.hevc / .h265).") var file: String
+    @Option(name: .customLong("drm-device"), help: "DRM card node (default: the first with a connected display).")
+    var drmDevice: String?
+    @Option(help: "Display mode WxH or WxH@Hz (default: the panel's preferred mode).") var mode: String?
+    @Option(help: "Frames per second to present at.") var fps: Double = 60
+    @Option(help: "Play the file this many times.") var loop: Int = 1
+    @Option(name: .customLong("screendump-at"), help: "Comma-separated output frame numbers (first pass) to pause at.")
+    var screendumpAt: String?
+    @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.")
+    var flipLog: String?
+    @Option(help: "Stop after this many seconds.") var seconds: Double?
+
+    func validate() throws {
+        if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
+        guard fps > 0, fps <= 1000 else { throw ValidationError("--fps must be in (0, 1000]") }
+        guard loop >= 1 else { throw ValidationError("--loop must be at least 1") }
+        if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
+        if screendumpFrames == nil { throw ValidationError("--screendump-at must be frame numbers like 5,20") }
+    }
+
+    private var screendumpFrames: Set<Int>? {
+        guard let text = screendumpAt else { return [] }
+        var out = Set<Int>()
+        for part in text.split(separator: ",") {
+            guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 0 else { return nil }
+            out.insert(n)
+        }
+        return out
+    }
+
+    func run() throws {
+        // First of all: before any thread exists (the decoder's slice threads inherit the
+        // blocked mask) and as early as possible (a shell's background job inherits SIGINT as
+        // ignored, and an ignored signal that arrives before it is blocked is lost).
+        let signals: SignalWatch
+        do { signals = try SignalWatch() } catch { throw fail("\(error)") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw fail("cannot read \(file)") }
+        let accessUnits = AccessUnitSplitter.split([UInt8](data))
+        guard !accessUnits.isEmpty else { throw fail("\(file) holds no HEVC access units") }
+
+        let presenter: Presenter
+        do {
+            presenter = try Presenter(devicePath: drmDevice, modeRequest: mode.flatMap(ModeRequest.init(parsing:)))
+        } catch let error {
+            switch error {
+            case .noDevice, .openFailed: throw fail("\(error)", code: 2)
+            default: throw fail("\(error)")
+            }
+        }
+        let vt = VTSwitch()
+        var source = DecodedFileSource(accessUnits: accessUnits, passes: loop,
+                                       deadlineNs: seconds.map { MonotonicClock.nowNs() + UInt64($0 * 1e9) })
+        func finish(_ code: Int32, _ message: String? = nil) -> ExitCode {
+            presenter.shutdown()
+            vt?.restore()
+            if let message { warn(message) }
+            return ExitCode(code)
+        }
+
+        let log: FlipLog?
+        do { log = try flipLog.map { p throws(KMSError) in try FlipLog(path: p) } } catch { throw finish(1, "\(error)") }
+        let outcome: PresentLoop.Outcome
+        do {
+            guard let first = try source.next() else { throw finish(1, "no frame decoded from \(file)") }
+            guard case .cpu(let picture) = first.frame else { throw finish(1, "unexpected frame kind") }
+            try presenter.configure(for: picture)
+            presenter.reportStart()
+            var peeked: SourcedFrame? = first
+            let presentLoop = PresentLoop(presenter: presenter, signals: signals, vt: vt, fps: fps,
+                                          screendumpFrames: screendumpFrames ?? [], flipLog: log)
+            outcome = try presentLoop.run {
+                if let p = peeked { peeked = nil; return p }
+                return try source.next()
+            }
+            log?.summary(presentLoop.pacer.stats)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            log?.close()
+            throw finish(1, "\(error)")
+        }
+        log?.close()
+        switch outcome {
+        case .finished: throw finish(0)
+        case .interrupted(.terminate): throw finish(143)
+        case .interrupted: throw finish(130)
+        }
+    }
+
+    private func fail(_ message: String, code: Int32 = 1) -> ExitCode {
+        warn(message)
+        return ExitCode(code)
+    }
+
+    private func warn(_ message: String) {
+        FileHandle.standardError.write(Data("present: \(message)\n".utf8))
+    }
+}
+
+/// Decodes the file's access units with the software rung, `passes` times, in output order.
+/// A new decoder per pass (so every pass starts clean at the first IRAP picture).
+struct DecodedFileSource {
+    let accessUnits: [[UInt8]]
+    let passes: Int
+    let deadlineNs: UInt64?
+    private var pass = 0
+    private var nextAU = 0
+    private var flushed = false
+    private var queue: [DecodedFrame] = []
+    private var indexInPass = 0
+    private var index: UInt64 = 0
+    private var decoder: SoftwareDecoder?
+
+    init(accessUnits: [[UInt8]], passes: Int, deadlineNs: UInt64?) {
+        self.accessUnits = accessUnits; self.passes = passes; self.deadlineNs = deadlineNs
+    }
+
+    /// The next output frame; nil at the end of the last pass or past the deadline.
+    mutating func next() throws -> SourcedFrame? {
+        if let deadlineNs, MonotonicClock.nowNs() >= deadlineNs { return nil }
+        while queue.isEmpty {
+            guard pass < passes else { return nil }
+            if decoder == nil { decoder = try SoftwareDecoder() }
+            if nextAU < accessUnits.count {
+                do {
+                    queue += try decoder!.decode(accessUnit: accessUnits[nextAU], pts: Int64(nextAU))
+                } catch {
+                    FileHandle.standardError.write(Data("present: access unit \(nextAU): \(error)\n".utf8))
+                }
+                nextAU += 1
+            } else if !flushed {
+                queue += decoder!.flush()
+                flushed = true
+            } else {
+                pass += 1; nextAU = 0; flushed = false; indexInPass = 0; decoder = nil
+            }
+        }
+        let frame = queue.removeFirst()
+        defer { indexInPass += 1; index += 1 }
+        return SourcedFrame(frame: .cpu(frame), index: index, indexInPass: indexInPass, firstPass: pass == 0)
+    }
+}

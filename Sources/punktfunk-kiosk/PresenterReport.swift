@@ -1,0 +1,13 @@
+import Display
+import Foundation
+
+extension Presenter {
+    /// The start-up line on stderr: `{"drm":{"device":…,"driver":…,"connector":…,"crtc":…,
+    /// "plane":…,"mode":"WxH@Hz","format":…}}` (scripts and the VM harness read it).
+    func reportStart() {
+        let line = "{\"drm\":{\"device\":\(JSON.string(device.path)),\"driver\":\(JSON.string(device.driver)),"
+            + "\"connector\":\(JSON.string(connector.name)),\"crtc\":\(crtc),\"plane\":\(plan?.plane ?? 0),"
+            + "\"mode\":\(JSON.string(mode.name)),\"format\":\(JSON.string(formatName))}}\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}

@@ -1,0 +1,6 @@
+import Testing
+@testable import Display
+
+@Suite struct DisplayModuleTests {
+    @Test func moduleLinks() { _ = Display.self }
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# The harness VM's check list (POSIX sh, runs as root in the guest, chrooted into the host root).
+# It only produces evidence; Tests/vm/verify.py judges it on the host. Evidence goes to $PF_VM_OUT:
+#   kmstool-probe.jsonl, kiosk-probe.{json,rc,stderr}       planes/formats/modifiers per device
+#   glass-<driver>-<fixture>.{rc,stderr,stdout} + ...-frame-<n>.ppm   kiosk present + host screendumps
+#   restore-<driver>-<case>-{before,after}.{ppm,state}, restore-<driver>-<case>.{rc,stderr,flips}
+#     case = control | exit | term
+#   pacing-{60,burst}.{rc,stderr,flips}                     kiosk present on vkms (real 60 Hz vblank)
+# Talks to the host only through the console: "@@SCREENDUMP <name> <qmp-device>" then waits for ACK.
+. "$PF_VM_OUT/guest.env"     # CHECKS KIOSK KMSTOOL FIXTURES GLASS_FIXTURES GLASS_FRAMES SMALL_FIXTURE PACING_FIXTURE KIOSK_TIMEOUT
+O=$PF_VM_OUT
+trap "" PIPE
+exec 4<&0                    # the console: host acknowledgements arrive here
+
+selected() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
+stamp() { echo "@@T $1 $(cut -d' ' -f1 /proc/uptime)"; }
+shot() { echo "@@SCREENDUMP $1 $2"; read -r _ack <&4; }
+# device node and "WxH@Hz" (first offered refresh for WxH) of a driver, from kmstool's probe
+device_of() { grep "\"driver\":\"$1\"" "$O/kmstool-probe.jsonl" | head -1 | sed 's/.*"device":"\([^"]*\)".*/\1/'; }
+mode_of() { grep "\"driver\":\"$1\"" "$O/kmstool-probe.jsonl" | head -1 | grep -o "\"$2@[0-9]*\"" | head -1 | tr -d '"'; }
+size_of() { basename "$1" .hevc | sed 's/.*-\([0-9]*x[0-9]*\)$/\1/'; }
+# wait_for FILE PATTERN SECONDS: until FILE has a line matching PATTERN
+wait_for() {
+  i=0
+  while ! grep -q "$2" "$1" 2>/dev/null; do
+    i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && return 1; sleep 0.1
+  done
+}
+
+# kiosk_run NAME QDEV SUBCOMMAND ARGS...: `kiosk SUBCOMMAND ARGS`; each "@@SCREENDUMP frame-<n>" the
+# kiosk prints becomes a host screendump NAME-frame-<n> of QMP device QDEV, acknowledged on the
+# kiosk's stdin. `present NAME QDEV ARGS` is `kiosk present`.
+present() { name=$1 qdev=$2; shift 2; kiosk_run "$name" "$qdev" present "$@"; }
+kiosk_run() {
+  name=$1 qdev=$2; shift 2
+  rm -f /tmp/kiosk.in; mkfifo /tmp/kiosk.in; exec 5<>/tmp/kiosk.in
+  { timeout "$KIOSK_TIMEOUT" "$KIOSK" "$@" < /tmp/kiosk.in 2> "$O/$name.stderr"; echo $? > "$O/$name.rc"; } \
+  | while IFS= read -r line; do
+      case $line in
+        "@@SCREENDUMP "*) shot "$name-${line#@@SCREENDUMP }" "$qdev"; echo ack >&5 ;;
+        *) echo "$line" >> "$O/$name.stdout" ;;
+      esac
+    done
+  exec 5>&-
+  echo "$name: exit $(cat "$O/$name.rc") $(head -c 300 "$O/$name.stderr" | tr '\n' ' ')"
+}
+
+stamp checks-start
+"$KMSTOOL" probe > "$O/kmstool-probe.jsonl"
+BOCHS=$(device_of bochs-drm) VIRTIO=$(device_of virtio_gpu) VKMS=$(device_of vkms)
+echo "devices: bochs-drm=$BOCHS virtio_gpu=$VIRTIO vkms=$VKMS"
+
+# --- probe: what the kiosk would use on every device
+if selected probe; then
+  timeout "$KIOSK_TIMEOUT" "$KIOSK" probe > "$O/kiosk-probe.json" 2> "$O/kiosk-probe.stderr"
+  echo $? > "$O/kiosk-probe.rc"
+  stamp probe
+fi
+
+# --- glass: every glass fixture at its own size as the mode, on bochs-drm (vga) and virtio_gpu (vgpu),
+# plus the small fixture centred in a larger mode (black border)
+selected glass && for d in bochs-drm:vga:$BOCHS virtio_gpu:vgpu:$VIRTIO; do
+  drv=${d%%:*} rest=${d#*:}; qdev=${rest%%:*} dev=${rest#*:}
+  for f in $GLASS_FIXTURES; do
+    size=$(size_of "$f")
+    present "glass-$drv-$size" "$qdev" "$FIXTURES/$f" --drm-device "$dev" --mode "$(mode_of "$drv" "$size")" \
+      --screendump-at "$GLASS_FRAMES"
+  done
+  present "glass-$drv-centred" "$qdev" "$FIXTURES/$SMALL_FIXTURE" --drm-device "$dev" \
+    --mode "$(mode_of "$drv" 1024x768)" --screendump-at "$GLASS_FRAMES"
+  stamp "glass-$drv"
+done
+
+# --- demo: `connect --demo` — the embedded host, a real QUIC session over the guest's lo, the
+# decode thread, the live present loop — on bochs-drm and virtio_gpu at 1024x768; screendumps of
+# pictures DEMO_FRAMES (display order) are judged against every frame of the demo stream.
+selected demo && for d in bochs-drm:vga:$BOCHS virtio_gpu:vgpu:$VIRTIO; do
+  drv=${d%%:*} rest=${d#*:}; qdev=${rest%%:*} dev=${rest#*:}
+  kiosk_run "demo-$drv" "$qdev" connect --demo --seconds "$DEMO_SECONDS" --drm-device "$dev" \
+    --mode "$(mode_of "$drv" 1024x768)" --screendump-at "$DEMO_FRAMES" --flip-log "$O/demo-$drv.flips"
+  stamp "demo-$drv"
+done
+
+# hold_pattern DEV NAME: kmstool shows its pattern at 1024x768 on DEV and drops master (fd 6 ends it)
+hold_pattern() {
+  rm -f /tmp/hold.in; mkfifo /tmp/hold.in; exec 6<>/tmp/hold.in
+  "$KMSTOOL" hold "$1" 1024x768 <&6 > "$O/$2-hold.log" 2>&1 &
+  hold=$!
+  wait_for "$O/$2-hold.log" '@@HELD' 20 || echo "$2: kmstool hold did not start: $(cat "$O/$2-hold.log")"
+}
+release_pattern() { echo release >&6; wait $hold; exec 6>&-; }
+
+# --- restore: with kmstool's pattern on screen (foreign framebuffer, 1024x768), the kiosk presents
+# at 1280x800 and then exits normally (case "exit") or is sent SIGTERM after 20 flips (case "term");
+# afterwards the screen must show the pattern again. Each case starts from a fresh pattern; case
+# "control" runs kmstool takeover (save, modeset, restore with plain libdrm) instead of the kiosk.
+selected restore && for d in bochs-drm:vga:$BOCHS virtio_gpu:vgpu:$VIRTIO; do
+  drv=${d%%:*} rest=${d#*:}; qdev=${rest%%:*} dev=${rest#*:}
+  mode=$(mode_of "$drv" 1280x800)
+  for case in control exit term; do
+    n=restore-$drv-$case
+    hold_pattern "$dev" "$n"
+    shot "$n-before" "$qdev"
+    "$KMSTOOL" state "$dev" > "$O/$n-before.state"
+    if [ $case = control ]; then     # kmstool itself as the client: proves a restore is observable
+      "$KMSTOOL" takeover "$dev" 1280x800 > /dev/null 2> "$O/$n.stderr"
+      echo $? > "$O/$n.rc"
+    elif [ $case = exit ]; then
+      timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$SMALL_FIXTURE" --drm-device "$dev" --mode "$mode" \
+        < /dev/null > /dev/null 2> "$O/$n.stderr"
+      echo $? > "$O/$n.rc"
+    else
+      timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$SMALL_FIXTURE" --drm-device "$dev" --mode "$mode" \
+        --loop 1000 --flip-log "$O/$n.flips" < /dev/null > /dev/null 2> "$O/$n.stderr" &
+      kiosk=$!
+      # SIGTERM once it has been flipping for a while (20 completed flips), or after 60 s regardless
+      timeout 60 sh -c "while [ \$(wc -l < '$O/$n.flips' 2>/dev/null || echo 0) -lt 20 ] && kill -0 $kiosk 2>/dev/null; do sleep 0.2; done"
+      kill -TERM $kiosk 2>/dev/null
+      wait $kiosk
+      echo $? > "$O/$n.rc"
+    fi
+    shot "$n-after" "$qdev"
+    "$KMSTOOL" state "$dev" > "$O/$n-after.state"
+    release_pattern
+    echo "$n: exit $(cat "$O/$n.rc")"
+  done
+  stamp "restore-$drv"
+done
+
+# --- pacing on vkms (hrtimer vblank at the mode's refresh): paced at the refresh, then a burst
+# at four frames per refresh where only the newest ready frame may be committed
+[ -n "$VKMS" ] || echo "pacing: no vkms device (did 99-vkms.ko load?)"
+if selected pacing && [ -n "$VKMS" ]; then
+  for p in 60:60 burst:240; do
+    name=pacing-${p%%:*} fps=${p#*:}
+    timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$PACING_FIXTURE" --drm-device "$VKMS" \
+      --mode "$(mode_of vkms 1024x768)" --fps "$fps" --flip-log "$O/$name.flips" \
+      < /dev/null > /dev/null 2> "$O/$name.stderr"
+    echo $? > "$O/$name.rc"
+    echo "$name: exit $(cat "$O/$name.rc"), $(wc -l < "$O/$name.flips" 2>/dev/null) flip-log lines"
+  done
+  stamp pacing
+fi
+dmesg > "$O/dmesg.txt"
+echo done > "$O/checks.done"
+stamp checks-end

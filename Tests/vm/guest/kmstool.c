@@ -1,0 +1,263 @@
+/* Guest-side KMS helper of the VM harness, independent of punktfunk-kiosk (plain libdrm).
+ *
+ *   kmstool probe
+ *       One JSON line per /dev/dri/cardN: driver, connectors with their modes ("WxH@Hz"),
+ *       CRTCs and every plane with type, formats and IN_FORMATS modifiers. This is the oracle the
+ *       kiosk's own `probe` output is checked against, and how guest scripts pick modes.
+ *   kmstool state DEVICE
+ *       One JSON line: every CRTC's framebuffer and mode, every plane's CRTC and framebuffer.
+ *   kmstool hold DEVICE WxH
+ *       Shows a known pattern on the first connected connector at mode WxH with a legacy SetCrtc,
+ *       then drops DRM master (the framebuffer stays on screen and stays valid for others), prints
+ *       "@@HELD <crtc> <fb>" and waits for a line (or EOF) on stdin before exiting.
+ *       Pattern at (x, y): R = x & 255, G = y & 255, B = (x ^ y) & 255.
+ *   kmstool takeover DEVICE WxH
+ *       Control for the restore check: saves the CRTC, shows grey at WxH for 0.5 s, restores, exits.
+ *
+ * Exit codes: 0 ok, 1 usage, 2 device/KMS failure (message on stderr).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+#include <drm_fourcc.h>
+
+static void fourcc(uint32_t f, char out[5]) {
+    for (int i = 0; i < 4; i++) {
+        char c = (char)((f >> (8 * i)) & 0xff);
+        out[i] = (c >= 32 && c < 127 && c != '"' && c != '\\') ? c : '?';
+    }
+    out[4] = 0;
+}
+
+static const char *plane_type(int fd, uint32_t plane_id, uint64_t *in_formats_blob) {
+    const char *type = "unknown";
+    *in_formats_blob = 0;
+    drmModeObjectProperties *props = drmModeObjectGetProperties(fd, plane_id, DRM_MODE_OBJECT_PLANE);
+    if (!props) return type;
+    for (uint32_t i = 0; i < props->count_props; i++) {
+        drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+        if (!p) continue;
+        if (strcmp(p->name, "type") == 0) {
+            uint64_t v = props->prop_values[i];
+            type = v == DRM_PLANE_TYPE_PRIMARY ? "primary" : v == DRM_PLANE_TYPE_CURSOR ? "cursor" : "overlay";
+        } else if (strcmp(p->name, "IN_FORMATS") == 0) {
+            *in_formats_blob = props->prop_values[i];
+        }
+        drmModeFreeProperty(p);
+    }
+    drmModeFreeObjectProperties(props);
+    return type;
+}
+
+/* IN_FORMATS blob (struct drm_format_modifier_blob): per format, the modifiers whose
+ * 64-bit format mask (relative to `offset`) has the format's bit set. */
+static void print_modifiers(int fd, uint64_t blob_id) {
+    printf(",\"modifiers\":{");
+    drmModePropertyBlobRes *blob = blob_id ? drmModeGetPropertyBlob(fd, (uint32_t)blob_id) : NULL;
+    if (blob && blob->length >= sizeof(struct drm_format_modifier_blob)) {
+        const struct drm_format_modifier_blob *h = blob->data;
+        const uint32_t *formats = (const uint32_t *)((const char *)blob->data + h->formats_offset);
+        const struct drm_format_modifier *mods =
+            (const struct drm_format_modifier *)((const char *)blob->data + h->modifiers_offset);
+        for (uint32_t f = 0; f < h->count_formats; f++) {
+            char name[5];
+            fourcc(formats[f], name);
+            printf("%s\"%s\":[", f ? "," : "", name);
+            int first = 1;
+            for (uint32_t m = 0; m < h->count_modifiers; m++) {
+                if (f < mods[m].offset || f >= mods[m].offset + 64) continue;
+                if (!(mods[m].formats & (1ull << (f - mods[m].offset)))) continue;
+                printf("%s\"0x%" PRIx64 "\"", first ? "" : ",", (uint64_t)mods[m].modifier);
+                first = 0;
+            }
+            printf("]");
+        }
+    }
+    printf("}");
+    if (blob) drmModeFreePropertyBlob(blob);
+}
+
+static void probe_device(const char *path) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+    drmVersion *ver = drmGetVersion(fd);
+    drmModeRes *res = drmModeGetResources(fd);
+    uint64_t modifiers_cap = 0;
+    drmGetCap(fd, DRM_CAP_ADDFB2_MODIFIERS, &modifiers_cap);
+    printf("{\"device\":\"%s\",\"driver\":\"%s\",\"addfb2_modifiers\":%" PRIu64 ",\"connectors\":[",
+           path, ver ? ver->name : "", modifiers_cap);
+    for (int i = 0; res && i < res->count_connectors; i++) {
+        drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
+        if (!c) continue;
+        printf("%s{\"id\":%u,\"type\":%u,\"connected\":%s,\"modes\":[", i ? "," : "", c->connector_id,
+               c->connector_type, c->connection == DRM_MODE_CONNECTED ? "true" : "false");
+        for (int m = 0; m < c->count_modes; m++)
+            printf("%s\"%ux%u@%u\"", m ? "," : "", c->modes[m].hdisplay, c->modes[m].vdisplay,
+                   c->modes[m].vrefresh);
+        printf("]}");
+        drmModeFreeConnector(c);
+    }
+    printf("],\"crtcs\":[");
+    for (int i = 0; res && i < res->count_crtcs; i++) printf("%s%u", i ? "," : "", res->crtcs[i]);
+    printf("],\"planes\":[");
+    drmModePlaneRes *planes = drmModeGetPlaneResources(fd);
+    for (uint32_t i = 0; planes && i < planes->count_planes; i++) {
+        drmModePlane *p = drmModeGetPlane(fd, planes->planes[i]);
+        if (!p) continue;
+        uint64_t blob = 0;
+        const char *type = plane_type(fd, p->plane_id, &blob);
+        printf("%s{\"id\":%u,\"type\":\"%s\",\"possible_crtcs\":%u,\"formats\":[", i ? "," : "", p->plane_id,
+               type, p->possible_crtcs);
+        for (uint32_t f = 0; f < p->count_formats; f++) {
+            char name[5];
+            fourcc(p->formats[f], name);
+            printf("%s\"%s\"", f ? "," : "", name);
+        }
+        printf("]");
+        print_modifiers(fd, blob);
+        printf("}");
+        drmModeFreePlane(p);
+    }
+    printf("]}\n");
+    if (planes) drmModeFreePlaneResources(planes);
+    if (res) drmModeFreeResources(res);
+    if (ver) drmFreeVersion(ver);
+    close(fd);
+}
+
+static int state(const char *path) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "kmstool: open %s: %s\n", path, strerror(errno)); return 2; }
+    drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+    drmModeRes *res = drmModeGetResources(fd);
+    printf("{\"device\":\"%s\",\"crtcs\":[", path);
+    for (int i = 0; res && i < res->count_crtcs; i++) {
+        drmModeCrtc *c = drmModeGetCrtc(fd, res->crtcs[i]);
+        if (!c) continue;
+        printf("%s{\"id\":%u,\"fb\":%u,\"mode\":\"%ux%u@%u\",\"mode_valid\":%d}", i ? "," : "", c->crtc_id,
+               c->buffer_id, c->mode.hdisplay, c->mode.vdisplay, c->mode.vrefresh, c->mode_valid);
+        drmModeFreeCrtc(c);
+    }
+    printf("],\"planes\":[");
+    drmModePlaneRes *planes = drmModeGetPlaneResources(fd);
+    for (uint32_t i = 0; planes && i < planes->count_planes; i++) {
+        drmModePlane *p = drmModeGetPlane(fd, planes->planes[i]);
+        if (!p) continue;
+        printf("%s{\"id\":%u,\"crtc\":%u,\"fb\":%u}", i ? "," : "", p->plane_id, p->crtc_id, p->fb_id);
+        drmModeFreePlane(p);
+    }
+    printf("]}\n");
+    if (planes) drmModeFreePlaneResources(planes);
+    if (res) drmModeFreeResources(res);
+    close(fd);
+    return 0;
+}
+
+/* Opens PATH, finds the first connected connector offering WxH and a CRTC for it, and fills a new
+ * XRGB8888 framebuffer with the pattern (solid grey when `solid`). 0 on success, 2 on failure. */
+struct output { int fd; uint32_t crtc, conn, fb; drmModeModeInfo mode; };
+
+static int setup(const char *path, unsigned w, unsigned h, int solid, struct output *o) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "kmstool: open %s: %s\n", path, strerror(errno)); return 2; }
+    drmModeRes *res = drmModeGetResources(fd);
+    if (!res) { fprintf(stderr, "kmstool: no KMS resources on %s\n", path); return 2; }
+    drmModeConnector *conn = NULL;
+    for (int i = 0; i < res->count_connectors && !conn; i++) {
+        drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
+        if (c && c->connection == DRM_MODE_CONNECTED && c->count_modes > 0) conn = c;
+        else if (c) drmModeFreeConnector(c);
+    }
+    if (!conn) { fprintf(stderr, "kmstool: no connected connector on %s\n", path); return 2; }
+    drmModeModeInfo *mode = NULL;
+    for (int m = 0; m < conn->count_modes && !mode; m++)
+        if (conn->modes[m].hdisplay == w && conn->modes[m].vdisplay == h) mode = &conn->modes[m];
+    if (!mode) { fprintf(stderr, "kmstool: mode %ux%u not offered on %s\n", w, h, path); return 2; }
+    /* first CRTC the connector's encoders can drive */
+    uint32_t crtc = 0;
+    for (int e = 0; e < conn->count_encoders && !crtc; e++) {
+        drmModeEncoder *enc = drmModeGetEncoder(fd, conn->encoders[e]);
+        for (int i = 0; enc && i < res->count_crtcs && !crtc; i++)
+            if (enc->possible_crtcs & (1u << i)) crtc = res->crtcs[i];
+        if (enc) drmModeFreeEncoder(enc);
+    }
+    if (!crtc) { fprintf(stderr, "kmstool: no usable CRTC on %s\n", path); return 2; }
+
+    struct drm_mode_create_dumb create = { .width = w, .height = h, .bpp = 32 };
+    if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create)) { perror("kmstool: CREATE_DUMB"); return 2; }
+    uint32_t fb = 0, handles[4] = { create.handle }, pitches[4] = { create.pitch }, offsets[4] = { 0 };
+    if (drmModeAddFB2(fd, w, h, DRM_FORMAT_XRGB8888, handles, pitches, offsets, &fb, 0)) {
+        perror("kmstool: AddFB2");
+        return 2;
+    }
+    struct drm_mode_map_dumb map = { .handle = create.handle };
+    if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map)) { perror("kmstool: MAP_DUMB"); return 2; }
+    uint8_t *px = mmap(NULL, create.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)map.offset);
+    if (px == MAP_FAILED) { perror("kmstool: mmap"); return 2; }
+    for (unsigned y = 0; y < h; y++) {
+        uint32_t *row = (uint32_t *)(px + (size_t)y * create.pitch);
+        for (unsigned x = 0; x < w; x++)
+            row[x] = solid ? 0x808080u : ((x & 255u) << 16) | ((y & 255u) << 8) | ((x ^ y) & 255u);
+    }
+    munmap(px, create.size);
+    *o = (struct output){ .fd = fd, .crtc = crtc, .conn = conn->connector_id, .fb = fb, .mode = *mode };
+    return 0;
+}
+
+static int hold(const char *path, unsigned w, unsigned h) {
+    struct output o;
+    if (setup(path, w, h, 0, &o)) return 2;
+    if (drmModeSetCrtc(o.fd, o.crtc, o.fb, 0, 0, &o.conn, 1, &o.mode)) { perror("kmstool: SetCrtc"); return 2; }
+    if (drmDropMaster(o.fd)) { perror("kmstool: DropMaster"); return 2; }
+    printf("@@HELD %u %u\n", o.crtc, o.fb);
+    fflush(stdout);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin)) { /* EOF also ends the hold */ }
+    close(o.fd);
+    return 0;
+}
+
+/* What a well-behaved client does, as a control for the restore check: save the CRTC, show a grey
+ * framebuffer at WxH for 0.5 s, put the saved framebuffer and mode back (legacy API), exit. */
+static int takeover(const char *path, unsigned w, unsigned h) {
+    struct output o;
+    if (setup(path, w, h, 1, &o)) return 2;
+    drmModeCrtc *saved = drmModeGetCrtc(o.fd, o.crtc);
+    if (!saved) { perror("kmstool: GetCrtc"); return 2; }
+    if (drmModeSetCrtc(o.fd, o.crtc, o.fb, 0, 0, &o.conn, 1, &o.mode)) { perror("kmstool: SetCrtc"); return 2; }
+    usleep(500000);
+    int rc = saved->mode_valid
+        ? drmModeSetCrtc(o.fd, o.crtc, saved->buffer_id, saved->x, saved->y, &o.conn, 1, &saved->mode)
+        : drmModeSetCrtc(o.fd, o.crtc, 0, 0, 0, NULL, 0, NULL);
+    if (rc) { perror("kmstool: restoring SetCrtc"); return 2; }
+    drmModeFreeCrtc(saved);
+    close(o.fd);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "probe") == 0) {
+        char path[64];
+        for (int i = 0; i < 16; i++) {
+            snprintf(path, sizeof path, "/dev/dri/card%d", i);
+            if (access(path, F_OK) == 0) probe_device(path);
+        }
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "state") == 0) return state(argv[2]);
+    unsigned w, h;
+    if (argc == 4 && strcmp(argv[1], "hold") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
+        return hold(argv[2], w, h);
+    if (argc == 4 && strcmp(argv[1], "takeover") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
+        return takeover(argv[2], w, h);
+    fprintf(stderr, "usage: kmstool probe | state DEVICE | hold DEVICE WxH | takeover DEVICE WxH\n");
+    return 1;
+}

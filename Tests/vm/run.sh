@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The VM harness: glass, pacing, restore and probe checks of punktfunk-kiosk on real KMS drivers
+# (bochs-drm, virtio-gpu, vkms) in one QEMU TCG boot of Debian's kernel. Prints one PASS/FAIL line
+# per check with its figures and exits non-zero if any check fails or the VM cannot run.
+#   PF_VM_KIOSK   kiosk binary to test (default: .build/release/punktfunk-kiosk, built here). Release,
+#                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
+#   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
+#   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing" to run (default all; for iterating)
+set -euo pipefail
+export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${PF_VM_CACHE:-$repo/.build-vm}
+started=$(date +%s)
+
+fail() { echo "FAIL vm-harness: $*"; exit 1; }
+for tool in qemu-system-x86_64 busybox cpio depmod modprobe ffmpeg gcc python3; do
+  command -v "$tool" >/dev/null || fail "$tool not installed (Tests/tools/install-deps.sh installs the harness packages)"
+done
+if [ -z "${PF_VM_KIOSK:-}" ]; then
+  echo "vm-harness: swift build -c release --product punktfunk-kiosk" >&2
+  (cd "$repo" && swift build -c release --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
+fi
+kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
+[ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
+
+kver=$("$here/kernel-version.sh")
+mkdir -p "$cache"
+cache=$(realpath "$cache")
+"$here/build-guest.sh" "$cache" "$kver" || fail "building the guest (kernel $kver) failed"
+
+# --- fixtures: libx265 Annex-B HEVC tagged BT.709 limited range, moving test pattern (every frame
+# differs), no B-frames. Glass fixtures are named <anything>-<W>x<H>.hevc: their size is the mode.
+fixtures=$cache/fixtures
+mkdir -p "$fixtures"
+encode() { # name size frames
+  local out=$fixtures/$1.hevc
+  [ -s "$out" ] && [ "$out" -nt "$here/run.sh" ] && return 0
+  ffmpeg -loglevel error -y -f lavfi -i "testsrc2=size=$2:rate=60" -frames:v "$3" \
+    -vf "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p" \
+    -c:v libx265 -preset ultrafast \
+    -x265-params "log-level=error:bframes=0:keyint=60:colorprim=bt709:transfer=bt709:colormatrix=bt709:range=limited" \
+    -f hevc "$out.tmp" && mv "$out.tmp" "$out"
+}
+encode glass-1280x800 1280x800 24 || fail "encoding fixtures with ffmpeg/libx265 failed"
+encode glass-1024x768 1024x768 24 || fail "encoding fixtures with ffmpeg/libx265 failed"
+encode small-320x240 320x240 24 || fail "encoding fixtures with ffmpeg/libx265 failed"
+encode pacing-64x64 64x64 120 || fail "encoding fixtures with ffmpeg/libx265 failed"
+cp "$repo/Sources/Kiosk/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # what `connect --demo` streams
+
+# --- one VM run for every check
+out=$cache/run
+rm -rf "$out" && mkdir -p "$out"
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing}
+cat > "$out/guest.env" <<EOF
+CHECKS='$checks'
+KIOSK='$kiosk'
+KMSTOOL='$cache/bin/kmstool'
+FIXTURES='$fixtures'
+GLASS_FIXTURES='glass-1280x800.hevc glass-1024x768.hevc'
+SMALL_FIXTURE='small-320x240.hevc'
+PACING_FIXTURE='pacing-64x64.hevc'
+GLASS_FRAMES='5,20'
+DEMO_FIXTURE='demo-640x360.hevc'
+DEMO_FRAMES='20,60'
+DEMO_SECONDS=12
+KIOSK_TIMEOUT=180
+EOF
+echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
+vm_ok=1
+"$here/run-vm.py" --kernel "$cache/$kver/vmlinuz" --initrd "$cache/$kver/initrd.gz" \
+  --script "$here/guest/checks.sh" --out "$out" --mem 256 --smp 2 \
+  --timeout "${PF_VM_TIMEOUT:-900}" --quiet || vm_ok=0
+grep -E '@@T |@@HOST qemu exit|: exit|^devices' "$out/serial.log" | sed 's/^/vm-harness: /' >&2 || true
+[ $vm_ok = 1 ] || { tail -40 "$out/serial.log"; fail "the VM did not run the checks to the end (serial log: $out/serial.log)"; }
+
+verdict=0
+python3 "$here/verify.py" --out "$out" --fixtures "$fixtures" || verdict=1
+echo "vm-harness: $(( $(date +%s) - started )) s wall in total" >&2
+exit $verdict

@@ -1,0 +1,456 @@
+#!/usr/bin/env python3
+"""Judges the evidence one harness VM run left in --out (see guest/checks.sh) and prints one
+PASS/FAIL line per check with its figures. Exit status 1 if any check failed. Stdlib only.
+
+Glass tolerance: the kiosk converts NV12 to XRGB8888 itself (BT.709 limited range); the reference
+is ffmpeg's rgb24 conversion of the same decoded frame. Both round differently and may upsample
+chroma differently, so a frame passes when the per-channel absolute error has
+mean <= GLASS_MEAN_ABS, 99.9th percentile <= GLASS_P999_ABS and max <= GLASS_MAX_ABS, the
+displayed frame matches frame n better than frames n-1 and n+1, and every pixel outside the
+centred picture is exactly black.
+"""
+import argparse
+import collections
+import json
+import math
+import operator
+import os
+import subprocess
+import sys
+
+GLASS_MEAN_ABS = 1.5      # per channel, 0..255 scale
+GLASS_P999_ABS = 4
+GLASS_MAX_ABS = 6         # measured: mean 0.65-0.67, p99.9 2-3, max 3 (kiosk debug build, 2026-11-23)
+PACING_SLACK_NS = 1_500_000          # flip interval must be k periods within this (TCG jitter)
+PACING_MISS_MARGIN_NS = 8_000_000   # a frame ready this long before a vblank must make it
+# flips needed, as a share of the vblanks the run spans; the rest is left to TCG producer stalls
+PACING_MIN_FLIP_SHARE = {60: 0.5, 240: 0.75}
+RESULTS = []
+
+
+def report(ok, name, figures):
+    RESULTS.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {figures}", flush=True)
+
+
+# ---------------------------------------------------------------- images
+
+def read_ppm(path):
+    """(width, height, rgb bytes) of a binary PPM (P6, maxval 255) as QEMU's screendump writes."""
+    data = open(path, "rb").read()
+    fields, i = [], 0
+    while len(fields) < 4:
+        while data[i:i + 1].isspace():
+            i += 1
+        if data[i:i + 1] == b"#":
+            while data[i:i + 1] not in (b"\n", b""):
+                i += 1
+            continue
+        j = i
+        while j < len(data) and not data[j:j + 1].isspace():
+            j += 1
+        fields.append(data[i:j])
+        i = j
+    if fields[0] != b"P6" or fields[3] != b"255":
+        raise ValueError(f"{path}: not an 8-bit P6 PPM")
+    w, h = int(fields[1]), int(fields[2])
+    pixels = data[i + 1:i + 1 + w * h * 3]
+    if len(pixels) != w * h * 3:
+        raise ValueError(f"{path}: truncated")
+    return w, h, pixels
+
+
+def crop(w, pixels, x0, y0, cw, ch):
+    row = w * 3
+    return b"".join(pixels[(y0 + y) * row + x0 * 3:(y0 + y) * row + (x0 + cw) * 3] for y in range(ch))
+
+
+def outside_is_black(w, h, pixels, x0, y0, cw, ch):
+    """Count of non-black bytes outside the rectangle."""
+    row = w * 3
+    bad = 0
+    for y in range(h):
+        line = pixels[y * row:(y + 1) * row]
+        if y0 <= y < y0 + ch:
+            line = line[:x0 * 3] + line[(x0 + cw) * 3:]
+        bad += len(line) - line.count(0)
+    return bad
+
+
+def abs_error_histogram(a, b):
+    return collections.Counter(map(abs, map(operator.sub, a, b)))
+
+
+def summarize(hist):
+    n = sum(hist.values())
+    mean = sum(k * v for k, v in hist.items()) / n
+    top = max(hist)
+    acc, p999 = 0, top
+    for k in sorted(hist):
+        acc += hist[k]
+        if acc >= 0.999 * n:
+            p999 = k
+            break
+    return mean, p999, top
+
+
+def mean_abs(a, b):
+    return sum(map(abs, map(operator.sub, a, b))) / len(a)
+
+
+def reference_frames(fixture, wanted):
+    """ffmpeg's BT.709 limited-range rgb24 conversion of the decoded frames {n: bytes}."""
+    size = os.path.basename(fixture)[:-5].rsplit("-", 1)[1]
+    w, h = map(int, size.split("x"))
+    raw = subprocess.run(
+        ["ffmpeg", "-loglevel", "error", "-i", fixture,
+         "-vf", "scale=in_color_matrix=bt709:in_range=tv:out_range=pc,format=rgb24",
+         "-f", "rawvideo", "-"], check=True, stdout=subprocess.PIPE).stdout
+    fs = w * h * 3
+    return w, h, {n: raw[n * fs:(n + 1) * fs] for n in wanted if (n + 1) * fs <= len(raw)}
+
+
+def pattern(w, h):
+    """kmstool hold's pattern: R = x & 255, G = y & 255, B = (x ^ y) & 255."""
+    return b"".join(bytes(v for x in range(w) for v in (x & 255, y & 255, (x ^ y) & 255)) for y in range(h))
+
+
+# ---------------------------------------------------------------- evidence helpers
+
+def read_text(path, default=""):
+    try:
+        return open(path).read()
+    except OSError:
+        return default
+
+
+def rc_of(out, name):
+    t = read_text(os.path.join(out, name + ".rc")).strip()
+    return int(t) if t.lstrip("-").isdigit() else None
+
+
+def stderr_hint(out, name):
+    t = read_text(os.path.join(out, name + ".stderr")).strip().replace("\n", " | ")
+    return t[:240]
+
+
+def flip_log(path):
+    flips, summary = [], None
+    for line in read_text(path).splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("summary"):
+            summary = rec
+        elif "flip_ns" in rec:
+            flips.append(rec)
+    return flips, summary
+
+
+# ---------------------------------------------------------------- checks
+
+def check_glass(out, fixtures, glass_fixtures, small_fixture, frames):
+    refs = {}
+    for fx in glass_fixtures + [small_fixture]:
+        wanted = set()
+        for n in frames:
+            wanted |= {n - 1, n, n + 1}
+        refs[fx] = reference_frames(os.path.join(fixtures, fx), {n for n in wanted if n >= 0})
+    for drv in ("bochs-drm", "virtio_gpu"):
+        # (fixture, run name, mode the guest requested: the fixture's size, 1024x768 for centring)
+        runs = [(fx, f"glass-{drv}-{fx[:-5].rsplit('-', 1)[1]}", None) for fx in glass_fixtures]
+        runs.append((small_fixture, f"glass-{drv}-centred", (1024, 768)))
+        for fx, name, mode in runs:
+            rc = rc_of(out, name)
+            fw, fh, ref = refs[fx]
+            for n in frames:
+                label = f"glass {drv} {fx[:-5]} frame {n}"
+                shot = os.path.join(out, f"{name}-frame-{n}.ppm")
+                if not os.path.exists(shot):
+                    report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+                    continue
+                w, h, px = read_ppm(shot)
+                if (w, h) != (mode or (fw, fh)):
+                    report(False, label, f"screen {w}x{h}, but mode {mode or (fw, fh)} was requested")
+                    continue
+                x0, y0 = (w - fw) // 2, (h - fh) // 2
+                shown = crop(w, px, x0, y0, fw, fh)
+                mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
+                neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
+                border = outside_is_black(w, h, px, x0, y0, fw, fh)
+                ok = (rc == 0 and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS and top <= GLASS_MAX_ABS
+                      and all(v > mean for v in neighbours.values()) and border == 0)
+                report(ok, label,
+                       f"screen {w}x{h}, picture at ({x0},{y0}); |err| vs ffmpeg rgb24 mean {mean:.3f} "
+                       f"p99.9 {p999} max {top} (limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); "
+                       f"vs neighbours " + ", ".join(f"frame {m} {v:.2f}" for m, v in neighbours.items())
+                       + f"; non-black border bytes {border}; kiosk exit {rc}")
+
+
+def check_demo(out, fixtures, demo_fixture, frames):
+    """`connect --demo` on glass: which picture of the looped stream is on screen depends on
+    timing, so each screendump must match SOME frame of the demo stream (best of all frames)
+    within the glass limits, clearly better than the runner-up, centred on a black border."""
+    fw, fh, ref = reference_frames(os.path.join(fixtures, demo_fixture), range(100000))
+    for drv in ("bochs-drm", "virtio_gpu"):
+        name = f"demo-{drv}"
+        rc = rc_of(out, name)
+        flips, _ = flip_log(os.path.join(out, name + ".flips"))
+        for n in frames:
+            label = f"demo {drv} picture {n}"
+            shot = os.path.join(out, f"{name}-frame-{n}.ppm")
+            if not os.path.exists(shot):
+                report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+                continue
+            w, h, px = read_ppm(shot)
+            x0, y0 = (w - fw) // 2, (h - fh) // 2
+            shown = crop(w, px, x0, y0, fw, fh)
+            # Rank on every 61st byte, then measure the two best in full.
+            sample = shown[::61]
+            ranked = sorted(ref, key=lambda m: mean_abs(sample, ref[m][::61]))
+            best, second = ranked[0], ranked[1]
+            mean, p999, top = summarize(abs_error_histogram(shown, ref[best]))
+            runner_up = mean_abs(shown, ref[second])
+            border = outside_is_black(w, h, px, x0, y0, fw, fh)
+            ok = (rc == 0 and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS and top <= GLASS_MAX_ABS
+                  and runner_up > mean and border == 0)
+            report(ok, label,
+                   f"screen {w}x{h}, picture at ({x0},{y0}) is demo frame {best}: |err| mean {mean:.3f} p99.9 {p999} "
+                   f"max {top} (limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); next best frame {second} "
+                   f"{runner_up:.2f}; non-black border bytes {border}; {len(flips)} flips; kiosk exit {rc}")
+
+
+def differing_pixels(shot, want_1024x768):
+    """How a (w, h, rgb) screendump differs from kmstool's 1024x768 pattern."""
+    w, h, px = shot
+    if (w, h) != (1024, 768):
+        return f"{w}x{h} instead of 1024x768"
+    bad = sum(1 for i in range(0, len(px), 3) if px[i:i + 3] != want_1024x768[i:i + 3])
+    return f"{bad} of {w * h} pixels differ"
+
+
+def check_restore(out):
+    """Each case: kmstool's pattern pixel-exact before the kiosk, the same screen after it."""
+    want = pattern(1024, 768)
+    for drv in ("bochs-drm", "virtio_gpu"):
+        for case, want_rc in (("control", 0), ("exit", 0), ("term", 143)):
+            n = f"restore-{drv}-{case}"
+            label = f"restore {drv} " + {"control": "harness control (kmstool takeover: save, modeset, restore)",
+                                         "exit": "normal exit", "term": "SIGTERM"}[case]
+            shots = {}
+            for s in ("before", "after"):
+                p = os.path.join(out, f"{n}-{s}.ppm")
+                shots[s] = read_ppm(p) if os.path.exists(p) else None
+            before, after = shots["before"], shots["after"]
+            if before is None or before[:2] != (1024, 768) or before[2] != want:
+                report(False, label, "harness pattern not on screen before the kiosk ran: "
+                       f"{differing_pixels(before, want) if before else 'no screendump'} "
+                       f"({read_text(os.path.join(out, n + '-hold.log')).strip()[:200]})")
+                continue
+            rc = rc_of(out, n)
+            flips, _ = flip_log(os.path.join(out, n + ".flips"))
+            same = after is not None and after == before
+            diff = "missing" if after is None else "identical" if same else differing_pixels(after, want)
+            ok = same and rc == want_rc and (case != "term" or len(flips) > 0)
+            states = "" if ok else (f"; KMS state before {read_text(os.path.join(out, n + '-before.state')).strip()} "
+                                    f"after {read_text(os.path.join(out, n + '-after.state')).strip()}")
+            report(ok, label, f"pattern pixel-exact before; exit {rc} (want {want_rc})"
+                   + (f", {len(flips)} flips before SIGTERM" if case == "term" else "")
+                   + f"; screen after vs before: {diff}"
+                   + ("" if ok else f"; {stderr_hint(out, n)}") + states)
+
+
+def period_ns(out):
+    """vkms vblank period from the kiosk's reported mode refresh, default 60 Hz."""
+    for line in read_text(os.path.join(out, "pacing-60.stderr")).splitlines():
+        try:
+            mode = json.loads(line)["drm"]["mode"]
+            return 1e9 / float(mode.split("@")[1])
+        except (ValueError, KeyError, IndexError, TypeError):
+            continue
+    return 1e9 / 60
+
+
+def pacing_figures(flips, period):
+    """Cadence and latency figures of a flip log (flip_ns/commit_ns/ready_ns in CLOCK_MONOTONIC ns)."""
+    t = [f["flip_ns"] for f in flips]
+    intervals = [b - a for a, b in zip(t, t[1:])]
+    steps = [max(1, round(i / period)) for i in intervals]
+    off_grid = [abs(i - k * period) for i, k in zip(intervals, steps)]
+    seqs = [f.get("seq", 0) for f in flips]
+    seq_ok = all(b - a == k for a, b, k in zip(seqs, seqs[1:], steps))
+    # oracle: first vblank at or after ready_ns, on the grid through the nearest earlier flip
+    added = []
+    for f in flips:
+        r = f.get("ready_ns")
+        if r is None:
+            continue
+        earlier = [x for x in t if x <= r]
+        if earlier:
+            anchor = earlier[-1]
+            oracle = anchor + math.ceil((r - anchor) / period) * period
+        else:
+            oracle = t[0] - math.floor((t[0] - r) / period) * period
+        added.append(max(0.0, f["flip_ns"] - oracle))  # below 0 only by float rounding of the grid
+    return intervals, steps, off_grid, seq_ok, added
+
+
+def pct(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+
+
+def vblank_misses(flips, period):
+    """Skipped vblanks while the next committed frame had been ready for PACING_MISS_MARGIN_NS.
+    Returns (pacer, latch): the pacer's fault when it committed that frame too late for the vblank
+    (commit_ns within 1 ms of it or after); a latch miss when the commit was in time but the kernel
+    (TCG-slow vkms commit work) still missed the vblank. Gaps where the frame became ready later are
+    the producer's (TCG stalls) and count as neither."""
+    pacer, latch = [], []
+    for a, b in zip(flips, flips[1:]):
+        k = max(1, round((b["flip_ns"] - a["flip_ns"]) / period))
+        vblank = a["flip_ns"] + period
+        if k > 1 and b["ready_ns"] + PACING_MISS_MARGIN_NS <= vblank:
+            entry = (b["frame"], round((b["commit_ns"] - b["ready_ns"]) / 1e6, 1))
+            (pacer if b["commit_ns"] > vblank - 1_000_000 else latch).append(entry)
+    return pacer, latch
+
+
+def check_pacing(out, total_frames):
+    """vkms runs of PACING_FIXTURE at 60 fps (one frame per vblank) and 240 fps (four per vblank:
+    every vblank must show the newest ready frame)."""
+    period = period_ns(out)
+    for name, fps in (("pacing-60", 60), ("pacing-burst", 240)):
+        label = f"pacing vkms {fps} fps" + (" cadence" if fps == 60 else " burst newest-wins")
+        rc = rc_of(out, name)
+        flips, summary = flip_log(os.path.join(out, name + ".flips"))
+        s = summary or {}
+        if rc != 0 or len(flips) < 2:
+            report(False, label, f"kiosk exit {rc}, {len(flips)} flips logged, summary {s}; {stderr_hint(out, name)}")
+            continue
+        intervals, steps, off_grid, seq_ok, added = pacing_figures(flips, period)
+        frames = [f["frame"] for f in flips]
+        increasing = all(b > a for a, b in zip(frames, frames[1:]))
+        one_period = sum(1 for k in steps if k == 1) / len(steps)
+        missed, latch = vblank_misses(flips, period)
+        # vblanks the run spans once frames flow (total/fps seconds): at most one flip each
+        expected = min(total_frames, total_frames / fps * 1e9 / period)
+        committed, dropped = s.get("committed"), s.get("dropped")
+        accounted = committed is not None and dropped is not None and committed + dropped == total_frames
+        figures = (f"{len(flips)} flips (ideal {expected:.0f}, need {PACING_MIN_FLIP_SHARE[fps]:.0%}), "
+                   f"interval median {pct(intervals, 0.5) / 1e6:.3f} ms (period {period / 1e6:.3f}), "
+                   f"max {max(intervals) / 1e6:.3f} ms, {100 * one_period:.0f}% of intervals one period, "
+                   f"max off the vblank grid {max(off_grid) / 1e6:.3f} ms, sequence consistent {seq_ok}, "
+                   f"frames strictly increasing {increasing}; vblanks passed with a frame ready >= "
+                   f"{PACING_MISS_MARGIN_NS / 1e6:.0f} ms: committed too late {len(missed)} {missed[:4]}, "
+                   f"committed in time but not latched (TCG) {len(latch)} {latch[:4]} (frame, ready->commit ms); "
+                   f"summary {json.dumps(s, separators=(',', ':'))}")
+        ok = (max(off_grid) <= PACING_SLACK_NS and seq_ok and increasing and accounted and not missed
+              and len(flips) >= PACING_MIN_FLIP_SHARE[fps] * expected)
+        if fps == 60:
+            report(ok, label, figures)
+            a = [x / 1e6 for x in added]
+            report(bool(a) and pct(a, 0.5) <= period / 1e6 + 1.0,
+                   "pacing vkms added latency over oracle (first vblank after ready)",
+                   f"{len(a)} frames: mean {sum(a) / len(a):.2f} ms, median {pct(a, 0.5):.2f} ms, "
+                   f"p95 {pct(a, 0.95):.2f} ms, max {max(a):.2f} ms (limit: median <= one period + 1 ms)")
+        else:
+            ready = {f["frame"]: f["ready_ns"] for f in flips if "ready_ns" in f}
+            stale = [f["frame"] for f in flips
+                     if any(m > f["frame"] and r <= f["commit_ns"] for m, r in ready.items())]
+            step = (frames[-1] - frames[0]) / max(1, len(frames) - 1)
+            ok = ok and not stale and dropped > 0 and step >= 2
+            report(ok, label, figures + f"; mean frame step {step:.2f} (need >= 2); commits of a frame older "
+                   f"than one already ready: {len(stale)}")
+
+
+def devices_in(node, found):
+    """Every object of the kiosk's probe JSON that names a device and lists planes."""
+    if isinstance(node, dict):
+        if isinstance(node.get("device"), str) and isinstance(node.get("planes"), list):
+            found.append(node)
+        for v in node.values():
+            devices_in(v, found)
+    elif isinstance(node, list):
+        for v in node:
+            devices_in(v, found)
+    return found
+
+
+def plane_formats(plane):
+    """{fourcc: sorted modifiers} from the kiosk's [{"format": "XR24", "modifiers": ["0x0"]}, …]."""
+    out = {}
+    for f in plane.get("formats", []):
+        if isinstance(f, dict):
+            out[str(f.get("format"))] = sorted(str(m).lower() for m in f.get("modifiers", []))
+        else:
+            out[str(f)] = None
+    return out
+
+
+def check_probe(out):
+    """The kiosk's probe must list, per guest device, exactly the planes libdrm (kmstool) sees,
+    with the same formats and IN_FORMATS modifiers."""
+    truth = {d["device"]: d for d in
+             (json.loads(l) for l in read_text(os.path.join(out, "kmstool-probe.jsonl")).splitlines() if l.strip())}
+    rc = rc_of(out, "kiosk-probe")
+    text = read_text(os.path.join(out, "kiosk-probe.json"))
+    try:
+        listed = {d["device"]: d for d in devices_in(json.loads(text), [])}
+    except ValueError:
+        report(False, "probe lists planes/formats/modifiers on every guest device",
+               f"exit {rc}, output is not JSON: {text[:160]!r} {stderr_hint(out, 'kiosk-probe')}")
+        return
+    figures, ok = [], rc == 0 and bool(truth)
+    for path, dev in sorted(truth.items()):
+        mine = listed.get(path)
+        if mine is None:
+            ok = False
+            figures.append(f"{dev['driver']} ({path}) missing")
+            continue
+        want = {p["id"]: {f: sorted(dev_mods) for f, dev_mods in
+                          ((f, p["modifiers"].get(f, [])) for f in p["formats"])} for p in dev["planes"]}
+        got = {p.get("id"): plane_formats(p) for p in mine["planes"]}
+        # without IN_FORMATS (no ADDFB2_MODIFIERS) the kiosk may list the implicit linear modifier
+        implicit = {i: {f: (["0x0"] if m == [] else m) for f, m in w.items()} for i, w in want.items()}
+        agree = sum(1 for i in want if got.get(i) in (want[i], implicit[i]))
+        ok = ok and agree == len(want) and set(got) == set(want)
+        n_mods = sum(len(m or []) for pf in got.values() for m in pf.values())
+        figures.append(f"{dev['driver']} ({path}) {agree}/{len(want)} planes with identical formats+modifiers, "
+                       f"{sum(len(pf) for pf in got.values())} formats, {n_mods} modifiers"
+                       + ("" if agree == len(want) else f" [kiosk {got} vs libdrm {want}]"))
+    report(ok, "probe lists planes/formats/modifiers on every guest device", f"exit {rc}; " + "; ".join(figures))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--fixtures", required=True)
+    a = ap.parse_args()
+    env = dict(line.split("=", 1) for line in read_text(os.path.join(a.out, "guest.env")).splitlines() if "=" in line)
+    env = {k: v.strip("'") for k, v in env.items()}
+    frames = [int(x) for x in env["GLASS_FRAMES"].split(",")]
+    small = env["SMALL_FIXTURE"]
+    checks = env["CHECKS"].split()
+    if "probe" in checks:
+        check_probe(a.out)
+    if "glass" in checks:
+        check_glass(a.out, a.fixtures, env["GLASS_FIXTURES"].split(), small, frames)
+    if "demo" in checks:
+        check_demo(a.out, a.fixtures, env["DEMO_FIXTURE"], [int(x) for x in env["DEMO_FRAMES"].split(",")])
+    if "restore" in checks:
+        check_restore(a.out)
+    if "pacing" in checks:
+        pacing = os.path.join(a.fixtures, env["PACING_FIXTURE"])
+        check_pacing(a.out, len(reference_frames(pacing, range(100000))[2]))
+    failed = RESULTS.count(False)
+    print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
+    return 1 if failed or not RESULTS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
