@@ -47,15 +47,7 @@ struct ConnectCommand: ParsableCommand {
         guard seconds >= 0 else { throw ValidationError("--seconds must not be negative") }
     }
 
-    var screendumpFrames: Set<Int>? {
-        guard let text = screendumpAt else { return [] }
-        var out = Set<Int>()
-        for part in text.split(separator: ",") {
-            guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 0 else { return nil }
-            out.insert(n)
-        }
-        return out
-    }
+    var screendumpFrames: Set<Int>? { ScreendumpList.parse(screendumpAt) }
 
     func fail(_ sentence: String, code: Int32 = 1) -> ExitCode {
         FileHandle.standardError.write(Data("punktfunk-kiosk: \(sentence)\n".utf8))
@@ -65,17 +57,13 @@ struct ConnectCommand: ParsableCommand {
     func run() throws {
         if demo { return try runDemo() }
         guard let host else { throw ValidationError("give HOST[:PORT], or --demo") }
-        guard let directory = ConfigDirectory.resolve(environment: ProcessInfo.processInfo.environment) else {
-            throw fail("Neither XDG_CONFIG_HOME nor HOME is set, so there is nowhere to keep the client identity.")
+        let profile: ClientProfile
+        switch ClientProfile.load(host: host) {
+        case .success(let p): profile = p
+        case .failure(let e): throw fail(e.sentence)
         }
-        let remote: SocketAddress
-        do { remote = try HostResolver.resolve(host) } catch { throw fail(error.description) }
-        let identity: TLSIdentity
-        var knownHosts: KnownHosts
-        do {
-            identity = try TLSIdentity.loadOrCreate(in: directory)
-            knownHosts = try KnownHosts.load(from: directory)
-        } catch { throw fail("The client identity or known-hosts store in \(directory.path) is unusable: \(error)") }
+        let (directory, remote, identity) = (profile.directory, profile.remote, profile.identity)
+        var knownHosts = profile.knownHosts
         let key = remote.description
         let trust: HostTrust
         if let known = knownHosts.fingerprint(for: key) {

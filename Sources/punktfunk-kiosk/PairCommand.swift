@@ -34,9 +34,6 @@ struct PairCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let directory = ConfigDirectory.resolve(environment: ProcessInfo.processInfo.environment) else {
-            throw fail("Neither XDG_CONFIG_HOME nor HOME is set, so there is nowhere to keep the client identity.")
-        }
         let mode: PairingClient.Mode
         if let pin {
             var typed = pin
@@ -48,14 +45,13 @@ struct PairCommand: ParsableCommand {
         } else {
             mode = .requestAccess
         }
-        let remote: SocketAddress
-        do { remote = try HostResolver.resolve(host) } catch { throw fail(error.description) }
-        let identity: TLSIdentity
-        var knownHosts: KnownHosts
-        do {
-            identity = try TLSIdentity.loadOrCreate(in: directory)
-            knownHosts = try KnownHosts.load(from: directory)
-        } catch { throw fail("The client identity or known-hosts store in \(directory.path) is unusable: \(error)") }
+        let profile: ClientProfile
+        switch ClientProfile.load(host: host) {
+        case .success(let p): profile = p
+        case .failure(let e): throw fail(e.sentence)
+        }
+        let (directory, remote, identity) = (profile.directory, profile.remote, profile.identity)
+        var knownHosts = profile.knownHosts
         var options = PairingClient.Options(remote: remote, identity: identity, mode: mode,
                                             name: name ?? ProcessInfo.processInfo.hostName)
         options.onPending = { count in

@@ -35,15 +35,7 @@ struct PresentCommand: ParsableCommand {
         if screendumpFrames == nil { throw ValidationError("--screendump-at must be frame numbers like 5,20") }
     }
 
-    private var screendumpFrames: Set<Int>? {
-        guard let text = screendumpAt else { return [] }
-        var out = Set<Int>()
-        for part in text.split(separator: ",") {
-            guard let n = Int(part.trimmingCharacters(in: .whitespaces)), n >= 0 else { return nil }
-            out.insert(n)
-        }
-        return out
-    }
+    private var screendumpFrames: Set<Int>? { ScreendumpList.parse(screendumpAt) }
 
     func run() throws {
         // First of all: before any thread exists (the decoder's slice threads inherit the

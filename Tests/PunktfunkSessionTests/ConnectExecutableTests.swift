@@ -12,7 +12,6 @@ import PunktfunkWire
     @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)),
           .enabled(if: FFmpeg.isAvailable, "needs ffmpeg with libx265 to make the HEVC file"))
     func aFileHostWithLossAudioScriptAndAProbe() throws {
-        let bin = PumpExecutableTests.binDirectory
         let temp = FileManager.default.temporaryDirectory.appendingPathComponent("connect-e2e-\(getpid())")
         try? FileManager.default.removeItem(at: temp)
         try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
@@ -29,29 +28,13 @@ import PunktfunkWire
         let script = temp.appendingPathComponent("events.jsonl")
         try "# scripted\n{\"frame\":30,\"datagram\":\"\(rumble)\"}\n".write(to: script, atomically: true, encoding: .utf8)
 
-        let host = Process()
-        host.executableURL = bin.appendingPathComponent("pf-testhost")
-        host.arguments = ["--port", "0", "--bind", "127.0.0.1", "--hevc", file, "--loss", "10", "--fec", "60", "--audio",
-                          "--script", script.path, "--max-seconds", "10", "--identity-dir", temp.appendingPathComponent("host").path]
-        let hostErr = Pipe()
-        let hostOut = Pipe()
-        host.standardError = hostErr
-        host.standardOutput = hostOut
-        try host.run()
-        defer { if host.isRunning { host.terminate() } }
-        var banner = ""
-        let limit = Date().addingTimeInterval(5)
-        while !banner.contains("\n"), Date() < limit {
-            let chunk = hostErr.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        let words = banner.split(whereSeparator: \.isWhitespace).map(String.init)
-        let address = try #require(words.first { $0.hasPrefix("127.0.0.1:") })
-        let fp = try #require(words.firstIndex(of: "fingerprint").map { words[$0 + 1] })
+        let host = try TestHostProcess(["--hevc", file, "--loss", "10", "--fec", "60", "--audio", "--script", script.path,
+                                        "--max-seconds", "10"], name: "connect-e2e-host")
+        defer { host.stop() }
+        let (address, fp) = (host.address, host.fingerprint)
 
         let dump = temp.appendingPathComponent("aus")
-        let run = try PairingExecutableTests.run(bin.appendingPathComponent("punktfunk-kiosk"),
+        let run = try PairingExecutableTests.run(TestHostProcess.kiosk,
                                                  ["connect", address, "--headless", "--fp", fp, "--seconds", "2.5",
                                                   "--dump-au", dump.path, "--probe-kbps", "50000"],
                                                  environment: ["XDG_CONFIG_HOME": temp.appendingPathComponent("cfg").path, "HOME": temp.path])
@@ -73,9 +56,7 @@ import PunktfunkWire
         for frame in 0..<20 where files.contains("\(frame).au") {
             #expect([UInt8](try Data(contentsOf: dump.appendingPathComponent("\(frame).au"))) == aus[frame])
         }
-        host.terminate()
-        host.waitUntilExit()
-        let log = String(decoding: hostOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = host.stop()
         #expect(log.contains("feedback"), "\(log.prefix(400))")
     }
 }

@@ -35,36 +35,12 @@ import Testing
 
     @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)))
     func pairWithPinFromStdinThenConnectIsPinned() throws {
-        let bin = PumpExecutableTests.binDirectory
-        let hostBin = bin.appendingPathComponent("pf-testhost")
-        let kioskBin = bin.appendingPathComponent("punktfunk-kiosk")
-        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pair-e2e-\(getpid())")
-        try? FileManager.default.removeItem(at: temp)
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: temp) }
-
-        let host = Process()
-        host.executableURL = hostBin
-        host.arguments = ["--port", "0", "--bind", "127.0.0.1", "--frames", "60", "--au-bytes", "4000",
-                          "--max-seconds", "15", "--identity-dir", temp.appendingPathComponent("host").path,
-                          "--pin", "0042", "--require-pairing", "--deny", "--pending-every", "0.2", "--sessions", "3"]
-        let hostErr = Pipe()
-        host.standardError = hostErr
-        host.standardOutput = Pipe()
-        try host.run()
-        defer { if host.isRunning { host.terminate() } }
         // "pf-testhost listening on 127.0.0.1:PORT fingerprint HEX" then "pf-testhost pairing armed, PIN 0042".
-        var banner = ""
-        let limit = Date().addingTimeInterval(5)
-        while !banner.contains("PIN"), Date() < limit {
-            let chunk = hostErr.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        let words = banner.split(whereSeparator: \.isWhitespace).map(String.init)
-        let address = try #require(words.first { $0.hasPrefix("127.0.0.1:") })
-        let fpIndex = try #require(words.firstIndex(of: "fingerprint"))
-        let hostFP = words[fpIndex + 1]
+        let host = try TestHostProcess(["--frames", "60", "--au-bytes", "4000", "--max-seconds", "15", "--pin", "0042",
+                                        "--require-pairing", "--deny", "--pending-every", "0.2", "--sessions", "3"],
+                                       name: "pair-e2e", until: "PIN")
+        defer { host.stop() }
+        let (temp, address, hostFP, kioskBin) = (host.temp, host.address, host.fingerprint, TestHostProcess.kiosk)
 
         let env = ["XDG_CONFIG_HOME": temp.appendingPathComponent("cfg").path, "HOME": temp.path]
         // Unknown host: connect refuses locally and names the pair command.
@@ -88,7 +64,7 @@ import Testing
         #expect(stranger.status == 1)
         #expect(stranger.stderr.contains("waiting for approval on the host"), "\(stranger.stderr)")
         #expect(stranger.stderr.contains("0x64 denied"), "\(stranger.stderr)")
-        host.waitUntilExit()
-        #expect(host.terminationStatus == 0)
+        host.process.waitUntilExit()
+        #expect(host.process.terminationStatus == 0)
     }
 }

@@ -17,54 +17,20 @@ import Testing
 
     @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)))
     func connectHeadlessAgainstTestHostDumpsAccessUnits() throws {
-        let bin = Self.binDirectory
-        let hostBin = bin.appendingPathComponent("pf-testhost")
-        let kioskBin = bin.appendingPathComponent("punktfunk-kiosk")
-        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pump-e2e-\(getpid())")
-        try? FileManager.default.removeItem(at: temp)
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: temp) }
-
-        let host = Process()
-        host.executableURL = hostBin
-        host.arguments = ["--port", "0", "--bind", "127.0.0.1", "--frames", "90", "--au-bytes", "5000",
-                          "--max-seconds", "8", "--identity-dir", temp.appendingPathComponent("host").path]
-        let hostErr = Pipe()
-        let hostOut = Pipe()
-        host.standardError = hostErr
-        host.standardOutput = hostOut
-        try host.run()
-        defer { if host.isRunning { host.terminate() } }
-        // First stderr line: "pf-testhost listening on 127.0.0.1:PORT fingerprint HEX".
-        var banner = ""
-        let limit = Date().addingTimeInterval(5)
-        while !banner.contains("\n"), Date() < limit {
-            let chunk = hostErr.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        let words = banner.split(separator: " ").map(String.init)
-        let address = try #require(words.first { $0.hasPrefix("127.0.0.1:") })
-        let fp = try #require(words.last?.trimmingCharacters(in: .whitespacesAndNewlines))
-
-        let client = Process()
-        client.executableURL = kioskBin
-        let dump = temp.appendingPathComponent("aus")
-        client.arguments = ["connect", address, "--headless", "--fp", fp, "--seconds", "1.2", "--dump-au", dump.path]
-        client.environment = ["XDG_CONFIG_HOME": temp.appendingPathComponent("cfg").path, "HOME": temp.path]
-        let clientOut = Pipe()
-        client.standardOutput = clientOut
-        client.standardError = Pipe()
-        try client.run()
-        client.waitUntilExit()
-        #expect(client.terminationStatus == 0)
-        let stats = String(decoding: clientOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(stats.hasPrefix("{\"second\":1,"), "\(stats)")
+        let host = try TestHostProcess(["--frames", "90", "--au-bytes", "5000", "--max-seconds", "8"], name: "pump-e2e")
+        defer { host.stop() }
+        let dump = host.temp.appendingPathComponent("aus")
+        let run = try PairingExecutableTests.run(TestHostProcess.kiosk,
+                                                 ["connect", host.address, "--headless", "--fp", host.fingerprint,
+                                                  "--seconds", "1.2", "--dump-au", dump.path],
+                                                 environment: host.kioskEnvironment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("{\"second\":1,"), "\(run.stdout)")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: dump.path)) ?? []
         #expect(files.count >= 30, "\(files.count) AUs dumped")
         #expect(files.contains("0.au"))
-        host.waitUntilExit()
-        let log = String(decoding: hostOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        host.process.waitUntilExit()   // --frames 90, then the client left
+        let log = String(decoding: host.stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("\"kind\":\"feedback\""), "\(log)")
     }
 }

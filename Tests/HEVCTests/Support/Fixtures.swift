@@ -95,25 +95,12 @@ struct Fixture: Sendable, CustomTestStringConvertible {
     }
 
     private func generate(in dir: URL, probeOutputOrder: Bool = false) -> Result<Generated, FixtureError> {
-        let url = dir.appendingPathComponent("\(name).hevc")
         do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            var bytes: [UInt8] = []
-            for (k, size) in sizes.enumerated() {
-                let part = dir.appendingPathComponent("\(name)-\(k).hevc")
-                let enc = try FFmpeg.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                                          "-i", "testsrc2=size=\(size):rate=30" + filter, "-frames:v", "\(frames)",
-                                          "-pix_fmt", pixelFormat, "-c:v", "libx265", "-x265-params", x265,
-                                          "-f", "hevc", part.path])
-                guard enc.status == 0 else { return .failure(FixtureError(description: "encode \(name): \(enc.stderr)")) }
-                bytes += [UInt8](try Data(contentsOf: part))
-            }
-            try Data(bytes).write(to: url)
-            let trace = try FFmpeg.run(["-hide_banner", "-nostats", "-i", url.path, "-c", "copy",
-                                        "-bsf:v", "trace_headers", "-f", "null", "-"])
-            guard trace.status == 0 else { return .failure(FixtureError(description: "trace \(name): \(trace.stderr)")) }
-            var g = Generated(bytes: bytes, trace: TraceHeaders.parse(trace.stderr))
-            if probeOutputOrder { g.outputOrder = try FFmpeg.outputOrder(of: url.path) }
+            let (bytes, path) = try FFmpeg.encodeTestStream(name: name, in: dir, sizes: sizes, frames: frames,
+                                                            pixelFormat: pixelFormat, x265: x265, filter: filter)
+            let trace = try FFmpeg.traceHeaders(of: path)
+            var g = Generated(bytes: bytes, trace: TraceHeaders.parse(trace))
+            if probeOutputOrder { g.outputOrder = try FFmpeg.outputOrder(of: path) }
             return .success(g)
         } catch {
             return .failure(FixtureError(description: "\(name): \(error)"))

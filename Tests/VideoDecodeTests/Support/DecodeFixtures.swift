@@ -53,21 +53,10 @@ struct DecodeFixture: Sendable, CustomTestStringConvertible {
 
     private func generate() -> Result<Generated, FixtureError> {
         let dir = DecodeFixture.directory
-        let url = dir.appendingPathComponent("\(name).hevc")
         do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            var bytes: [UInt8] = []
-            for (k, size) in sizes.enumerated() {
-                let part = dir.appendingPathComponent("\(name)-\(k).hevc")
-                let enc = try FFmpeg.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                                              "-i", "testsrc2=size=\(size):rate=30", "-frames:v", "\(frames)",
-                                              "-pix_fmt", pixelFormat, "-c:v", "libx265", "-x265-params", x265]
-                                             + options + ["-f", "hevc", part.path])
-                guard enc.status == 0 else { return .failure(FixtureError(description: "encode \(name): \(enc.stderr)")) }
-                bytes += [UInt8](try Data(contentsOf: part))
-            }
-            try Data(bytes).write(to: url)
-            let md5 = try FFmpeg.run(["-hide_banner", "-v", "error", "-i", url.path, "-autoscale", "0", "-f", "framemd5", "-"])
+            let (bytes, path) = try FFmpeg.encodeTestStream(name: name, in: dir, sizes: sizes, frames: frames,
+                                                            pixelFormat: pixelFormat, x265: x265, options: options)
+            let md5 = try FFmpeg.run(["-hide_banner", "-v", "error", "-i", path, "-autoscale", "0", "-f", "framemd5", "-"])
             guard md5.status == 0 else { return .failure(FixtureError(description: "framemd5 \(name): \(md5.stderr)")) }
             let lines = md5.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
             let header = md5.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("#") && !$0.hasPrefix("#software") }

@@ -58,25 +58,12 @@ struct VAFixture: Sendable, CustomTestStringConvertible {
 
     private func generate() -> Result<Generated, FixtureError> {
         let dir = VAFixture.directory
-        let url = dir.appendingPathComponent("\(name).hevc")
         do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            var bytes: [UInt8] = []
-            for (k, size) in sizes.enumerated() {
-                let part = dir.appendingPathComponent("\(name)-\(k).hevc")
-                let enc = try FFmpeg.run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-                                          "-i", "testsrc2=size=\(size):rate=30" + filter, "-frames:v", "\(frames)",
-                                          "-pix_fmt", pixelFormat, "-c:v", "libx265", "-x265-params", x265,
-                                          "-f", "hevc", part.path])
-                guard enc.status == 0 else { return .failure(FixtureError(description: "encode \(name): \(enc.stderr)")) }
-                bytes += [UInt8](try Data(contentsOf: part))
-            }
-            try Data(bytes).write(to: url)
-            let trace = try FFmpeg.run(["-hide_banner", "-nostats", "-i", url.path, "-c", "copy",
-                                        "-bsf:v", "trace_headers", "-f", "null", "-"])
-            guard trace.status == 0 else { return .failure(FixtureError(description: "trace \(name): \(trace.stderr)")) }
-            let order = try FFmpeg.outputOrder(of: url.path)
-            return .success(Generated(bytes: bytes, trace: HeaderTrace.parse(trace.stderr),
+            let (bytes, path) = try FFmpeg.encodeTestStream(name: name, in: dir, sizes: sizes, frames: frames,
+                                                            pixelFormat: pixelFormat, x265: x265, filter: filter)
+            let trace = try FFmpeg.traceHeaders(of: path)
+            let order = try FFmpeg.outputOrder(of: path)
+            return .success(Generated(bytes: bytes, trace: HeaderTrace.parse(trace),
                                       nalUnits: AnnexB.nalUnits(in: bytes), outputOrder: order))
         } catch {
             return .failure(FixtureError(description: "\(name): \(error)"))
