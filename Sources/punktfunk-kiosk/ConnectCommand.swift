@@ -30,7 +30,7 @@ struct ConnectCommand: ParsableCommand {
     var screendumpAt: String?
     @Option(help: "Trust the host whose certificate SHA-256 is this 64-digit hex fingerprint.") var fp: String?
     @Flag(help: "Trust the host on first use and record its fingerprint.") var tofu = false
-    @Option(help: "End the session after this many seconds with the deliberate-quit code.") var seconds = 10.0
+    @Option(help: "End the session after this many seconds with the deliberate-quit code (default: run until the host ends it or Ctrl+C).") var seconds: Double?
     @Option(help: "Write every complete AU as DIR/<frame>.au.") var dumpAu: String?
     @Option(help: "Run a speed test one second in: ask the host for this many kbit/s of probe filler for 1 s and print the result as one JSON line.") var probeKbps: UInt32?
 
@@ -44,8 +44,11 @@ struct ConnectCommand: ParsableCommand {
         if let fp, CertificateFingerprint.normalize(fp) == nil {
             throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits")
         }
-        guard seconds >= 0 else { throw ValidationError("--seconds must not be negative") }
+        if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
     }
+
+    /// `--seconds`, or ten years: "until the host ends it or the user quits".
+    var sessionSeconds: Double { seconds ?? 315_360_000 }
 
     var screendumpFrames: Set<Int>? { ScreendumpList.parse(screendumpAt) }
 
@@ -80,7 +83,7 @@ struct ConnectCommand: ParsableCommand {
                 throw fail("Cannot create \(dumpAu): \(error.localizedDescription)")
             }
         }
-        var sessionOptions = ClientSession.Options(remote: remote, identity: identity, trust: trust, seconds: seconds)
+        var sessionOptions = ClientSession.Options(remote: remote, identity: identity, trust: trust, seconds: sessionSeconds)
         sessionOptions.onPending = { count in
             if count == 1 { FileHandle.standardError.write(Data("punktfunk-kiosk: waiting for approval on the host\n".utf8)) }
         }

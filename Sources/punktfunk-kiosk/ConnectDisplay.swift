@@ -23,9 +23,9 @@ extension ConnectCommand {
     /// `connect --demo`: the embedded host on loopback, pinned to its fresh identity.
     func runDemo() throws {
         let host: DemoHost
-        do { host = try DemoHost(seconds: seconds) } catch { throw fail("The demo host could not start: \(error)") }
+        do { host = try DemoHost(seconds: sessionSeconds) } catch { throw fail("The demo host could not start: \(error)") }
         defer { host.stop() }
-        let options = ClientSession.Options(remote: host.address, identity: nil, trust: .pinned(host.fingerprint), seconds: seconds)
+        let options = ClientSession.Options(remote: host.address, identity: nil, trust: .pinned(host.fingerprint), seconds: sessionSeconds)
         FileHandle.standardError.write(Data("punktfunk-kiosk: demo host on \(host.address)\n".utf8))
         if headless {
             try decodeHeadless(options)
