@@ -33,8 +33,8 @@ wait_for() {
 present() { name=$1 qdev=$2; shift 2; kiosk_run "$name" "$qdev" present "$@"; }
 kiosk_run() {
   name=$1 qdev=$2; shift 2
-  rm -f /tmp/kiosk.in; mkfifo /tmp/kiosk.in; exec 5<>/tmp/kiosk.in
-  { timeout "$KIOSK_TIMEOUT" "$KIOSK" "$@" < /tmp/kiosk.in 2> "$O/$name.stderr"; echo $? > "$O/$name.rc"; } \
+  rm -f $TMPDIR/kiosk.in; mkfifo $TMPDIR/kiosk.in; exec 5<>$TMPDIR/kiosk.in
+  { timeout "$KIOSK_TIMEOUT" "$KIOSK" "$@" < $TMPDIR/kiosk.in 2> "$O/$name.stderr"; echo $? > "$O/$name.rc"; } \
   | while IFS= read -r line; do
       case $line in
         "@@SCREENDUMP "*) shot "$name-${line#@@SCREENDUMP }" "$qdev"; echo ack >&5 ;;
@@ -83,7 +83,7 @@ done
 
 # hold_pattern DEV NAME: kmstool shows its pattern at 1024x768 on DEV and drops master (fd 6 ends it)
 hold_pattern() {
-  rm -f /tmp/hold.in; mkfifo /tmp/hold.in; exec 6<>/tmp/hold.in
+  rm -f $TMPDIR/hold.in; mkfifo $TMPDIR/hold.in; exec 6<>$TMPDIR/hold.in
   "$KMSTOOL" hold "$1" 1024x768 <&6 > "$O/$2-hold.log" 2>&1 &
   hold=$!
   wait_for "$O/$2-hold.log" '@@HELD' 20 || echo "$2: kmstool hold did not start: $(cat "$O/$2-hold.log")"
