@@ -77,7 +77,7 @@ let package = Package(
         // Opus encode (test tone) / decode; ALSA output comes later.
         .target(name: "Audio", dependencies: ["COpus"]),
         // KMS presenter (atomic API) and the page-flip pacer.
-        .target(name: "Display", dependencies: ["VideoDecode", "CDRM"]),
+        .target(name: "Display", dependencies: ["VideoDecode", "CDRM", "PunktfunkWire"]),
         // The app layer: session → decode → present pipeline, the embedded demo host.
         .target(
             name: "Kiosk",
@@ -120,7 +120,7 @@ let package = Package(
             dependencies: ["HEVC", "FFmpegOracle"]
         ),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC", "FFmpegOracle", "CVA"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "VideoDecode"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "VideoDecode", "PunktfunkWire"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkSession", "PunktfunkWire", "VideoDecode"]),
         .testTarget(
             name: "PunktfunkSessionTests",

@@ -1,5 +1,6 @@
 import Testing
 @testable import Display
+import PunktfunkWire
 
 /// Random event sequences — frames in and out of order, duplicates, refused commits, flips with
 /// advancing, repeated or reset sequences — must never break the pacer's contract.

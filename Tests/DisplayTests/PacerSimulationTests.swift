@@ -1,5 +1,6 @@
 import Testing
 @testable import Display
+import PunktfunkWire
 
 /// Property tests of `FlipPacer` over the simulated traces of `PacerSimulation` (the same
 /// scenarios `punktfunk-bench pacer` measures), plus the simulator's own building blocks.

@@ -1,5 +1,6 @@
 import Testing
 @testable import Display
+import PunktfunkWire
 
 /// Scenario tests of `FlipPacer` driven by hand-built event sequences (times in ns).
 @Suite struct PacerTests {

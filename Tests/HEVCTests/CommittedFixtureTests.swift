@@ -1,4 +1,5 @@
 import Foundation
+import FFmpegOracle
 import Testing
 @testable import HEVC
 
@@ -8,10 +9,10 @@ import Testing
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/hevc")
 
-    static func load() throws -> (bytes: [UInt8], trace: [TraceHeaders.Unit]) {
+    static func load() throws -> (bytes: [UInt8], trace: [HeaderTrace.Unit]) {
         let bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent("lowdelay-p-64x64.hevc")))
         let log = try String(contentsOf: directory.appendingPathComponent("lowdelay-p-64x64.trace.txt"), encoding: .utf8)
-        return (bytes, TraceHeaders.parse(log))
+        return (bytes, HeaderTrace.parse(log))
     }
 
     @Test func committedStreamMatchesCommittedTrace() throws {

@@ -1,3 +1,4 @@
+import PunktfunkWire
 /// A deterministic trace simulator for page-flip pacing policies, shared by the pacer tests and
 /// `punktfunk-bench pacer`. Pure: seeded randomness, simulated time, no I/O.
 ///
@@ -444,21 +445,8 @@ public struct PacerSimulationResult: Sendable {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a 64-bit state advanced by the golden-ratio increment
-/// and finalised with two xor-shift-multiply rounds. Deterministic per seed.
-public struct SplitMix64: Sendable {
-    public private(set) var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Draws the simulation needs from the project's seeded generator (PunktfunkWire's SplitMix64).
+extension SplitMix64 {
     /// Uniform in [0, 1).
     public mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
 

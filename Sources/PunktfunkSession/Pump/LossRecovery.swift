@@ -79,15 +79,7 @@ public struct LossRecovery: Sendable {
     /// keyframe newer than it. Joins an open ask instead of opening a second one.
     public mutating func decoderNeedsKeyframe() {
         guard let newest else { return }
-        if var open = ask, let range = open.invalidate {
-            if Self.isAfter(newest, range.last) { open.invalidate = .init(first: range.first, last: newest) }
-            ask = open
-            return
-        }
-        lastAskNumber &+= 1
-        if lastAskNumber == 0 { lastAskNumber = 1 }
-        ask = FeedbackDatagram.Ask(number: lastAskNumber, invalidate: .init(first: newest, last: newest), keyframe: true)
-        asksOpened += 1
+        askForKeyframe(invalidating: newest, through: newest)
     }
 
     /// Times out gaps; call at least every frame interval.
@@ -105,6 +97,11 @@ public struct LossRecovery: Sendable {
         framesLost += count ?? (Int(last &- first) + 1)
         // A keyframe after the loss already repaired it.
         if let key = newestKeyframe, Self.isAfter(key, last) { return }
+        askForKeyframe(invalidating: first, through: last)
+    }
+
+    /// Widens the open ask to cover first…last, or opens the next one (numbers skip 0).
+    private mutating func askForKeyframe(invalidating first: UInt32, through last: UInt32) {
         if var open = ask, let range = open.invalidate {
             let lo = Self.isAfter(range.first, first) ? first : range.first
             let hi = Self.isAfter(last, range.last) ? last : range.last

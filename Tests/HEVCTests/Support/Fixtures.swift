@@ -43,7 +43,7 @@ struct Fixture: Sendable, CustomTestStringConvertible {
     /// A generated fixture: the Annex-B bytes and ffmpeg's trace.
     struct Generated: Sendable {
         var bytes: [UInt8]
-        var trace: [TraceHeaders.Unit]
+        var trace: [HeaderTrace.Unit]
         /// Planner fixtures only: the presentation order ffmpeg's decoder produces, as decoding-order
         /// indices of the access units (see `FFmpeg.outputOrder`).
         var outputOrder: [Int] = []
@@ -99,7 +99,7 @@ struct Fixture: Sendable, CustomTestStringConvertible {
             let (bytes, path) = try FFmpeg.encodeTestStream(name: name, in: dir, sizes: sizes, frames: frames,
                                                             pixelFormat: pixelFormat, x265: x265, filter: filter)
             let trace = try FFmpeg.traceHeaders(of: path)
-            var g = Generated(bytes: bytes, trace: TraceHeaders.parse(trace))
+            var g = Generated(bytes: bytes, trace: HeaderTrace.parse(trace))
             if probeOutputOrder { g.outputOrder = try FFmpeg.outputOrder(of: path) }
             return .success(g)
         } catch {

@@ -2,7 +2,6 @@
 /// stream order (units printed under "Extradata" dropped: they repeat the first packet's
 /// parameter sets), so the result lines up with the NAL units of the file.
 ///
-/// Public twin of HEVCTests' internal `TraceHeaders` for the other test targets.
 public enum HeaderTrace {
     public struct Element: Equatable, Sendable, CustomStringConvertible {
         /// Bit position in the unit's RBSP (emulation prevention removed), header included.
@@ -15,6 +14,8 @@ public enum HeaderTrace {
     }
 
     public struct Unit: Sendable {
+        /// The trace's heading line before the unit (e.g. "Slice Segment Header"), for messages.
+        public var title: String
         public var elements: [Element]
         public var nalUnitType: Int { Int(self["nal_unit_type"] ?? -1) }
         /// The first element called `name` (array elements carry their index: "x[0]").
@@ -25,6 +26,7 @@ public enum HeaderTrace {
     public static func parse(_ log: String) -> [Unit] {
         var units: [Unit] = []
         var inExtradata = false
+        var title = ""
         var current: Unit?
         func flush() {
             if let c = current, !inExtradata { units.append(c) }
@@ -46,9 +48,11 @@ public enum HeaderTrace {
                 let name = String(fields[1])
                 if pos == 0 && name == "forbidden_zero_bit" {
                     flush()
-                    current = Unit(elements: [])
+                    current = Unit(title: title, elements: [])
                 }
                 current?.elements.append(Element(position: pos, name: name, bits: fields[2].count, value: value))
+            } else {
+                title = String(body)
             }
         }
         flush()
