@@ -24,6 +24,8 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libdrm-dev"])]),
     .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec",
                    providers: [.apt(["libavcodec-dev"])]),
+    .systemLibrary(name: "CCairo", pkgConfig: "cairo",
+                   providers: [.apt(["libcairo2-dev"])]),
 ]
 
 let package = Package(
@@ -76,8 +78,8 @@ let package = Package(
         .target(name: "VideoDecode", dependencies: ["HEVC", "CAVCodec", "CVA"]),
         // Opus encode (test tone) / decode; ALSA output comes later.
         .target(name: "Audio", dependencies: ["COpus"]),
-        // KMS presenter (atomic API) and the page-flip pacer.
-        .target(name: "Display", dependencies: ["VideoDecode", "CDRM", "PunktfunkWire"]),
+        // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
+        .target(name: "Display", dependencies: ["VideoDecode", "CDRM", "CCairo", "PunktfunkWire"]),
         // The app layer: session → decode → present pipeline, the embedded demo host.
         .target(
             name: "Kiosk",
@@ -120,7 +122,7 @@ let package = Package(
             dependencies: ["HEVC", "FFmpegOracle"]
         ),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC", "FFmpegOracle", "CVA"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "VideoDecode", "PunktfunkWire"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkSession", "PunktfunkWire", "VideoDecode"]),
         .testTarget(
             name: "PunktfunkSessionTests",

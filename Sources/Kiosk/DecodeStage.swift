@@ -34,6 +34,7 @@ public final class DecodeStage: @unchecked Sendable {
     private let configuration: DecoderLadder.Configuration
     private let lock = NSLock()
     private var _decoded = 0, _inputDropped = 0, _outputDropped = 0, _skipped = 0
+    private var _bytesIn: UInt64 = 0, _decodeNs: UInt64 = 0
     private var needKeyframe = false
     private var _rung: DecoderRungKind?
     private let finished = DispatchSemaphore(value: 0)
@@ -42,6 +43,11 @@ public final class DecodeStage: @unchecked Sendable {
     /// while waiting for a keyframe.
     public var counts: (decoded: Int, inputDropped: Int, outputDropped: Int, skipped: Int) {
         lock.withLock { (_decoded, _inputDropped, _outputDropped, _skipped) }
+    }
+    /// AU bytes handed over; pictures decoded and the decode calls' total time (ns, monotonic),
+    /// for the stats overlay.
+    public var totals: (bytes: UInt64, pictures: UInt64, decodeNs: UInt64) {
+        lock.withLock { (_bytesIn, UInt64(_decoded), _decodeNs) }
     }
     /// The rung in use (nil before the first AU).
     public var rung: DecoderRungKind? { lock.withLock { _rung } }
@@ -54,6 +60,7 @@ public final class DecodeStage: @unchecked Sendable {
 
     /// Pump thread: hands over one AU (copies its bytes).
     public func submit(_ unit: Unit) {
+        lock.withLock { _bytesIn &+= UInt64(unit.bytes.count) }
         if input.push(unit) != nil {
             lock.withLock { _inputDropped += 1; needKeyframe = true }
             onKeyframeRequest()
@@ -100,8 +107,10 @@ public final class DecodeStage: @unchecked Sendable {
                 return false
             }
             if skip { continue }
+            let t0 = DispatchTime.now().uptimeNanoseconds
             let pictures = ladder.decode(accessUnit: unit.bytes, pts: unit.ptsNs)
-            lock.withLock { _rung = ladder.activeRung; _decoded += pictures.count }
+            let spent = DispatchTime.now().uptimeNanoseconds &- t0
+            lock.withLock { _rung = ladder.activeRung; _decoded += pictures.count; _decodeNs &+= spent }
             for picture in pictures {
                 if let evicted = output.push(picture) {
                     evicted.release()

@@ -17,6 +17,8 @@ public final class StreamPipeline: @unchecked Sendable {
     /// Installed on each ClientSession the dialer creates (stats, audio, …), after the pipeline's own.
     public var prepare: (ClientSession) -> Void = { _ in }
     public var onResume: (Int) -> Void = { _ in }
+    /// The host's newest static HDR metadata (0xCE datagrams), for the presenting thread.
+    public let hostHDR = LatestHDRMetadata()
 
     private let lock = NSLock()
     private var current: ClientSession?
@@ -44,6 +46,10 @@ public final class StreamPipeline: @unchecked Sendable {
                 let session = try SessionDialer.run(options, prepare: { session in
                     session.onAccessUnit = { au in
                         stage.submit(DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs, keyframe: au.isKeyframe))
+                    }
+                    let hostHDR = self.hostHDR
+                    session.onHostDatagram = { datagram in
+                        if case .hdrMetadata(let m) = datagram { hostHDR.offer(HDRStaticMetadata(wire: m)) }
                     }
                     let stopped = self.lock.withLock { () -> Bool in self.current = session; return self._stopRequested }
                     if stopped { session.outbox.requestQuit() }

@@ -15,8 +15,8 @@ public enum DecodedPixelFormat: Sendable, Equatable {
 
 /// One CPU plane: `height` rows of `stride` bytes; the first `rowBytes` of each row are samples.
 public struct FramePlane: Sendable, Equatable {
-    /// Row-major bytes, `bytes.count == stride * height`.
-    public var bytes: [UInt8]
+    /// Row-major bytes, `bytes.count >= stride * (height - 1) + rowBytes`.
+    public var bytes: PlaneBytes
     /// Bytes from the start of one row to the next (≥ `rowBytes`).
     public var stride: Int
     /// Bytes of samples per row.
@@ -25,6 +25,10 @@ public struct FramePlane: Sendable, Equatable {
     public var height: Int
 
     public init(bytes: [UInt8], stride: Int, rowBytes: Int, height: Int) {
+        self.init(bytes: PlaneBytes(bytes), stride: stride, rowBytes: rowBytes, height: height)
+    }
+
+    public init(bytes: PlaneBytes, stride: Int, rowBytes: Int, height: Int) {
         self.bytes = bytes
         self.stride = stride
         self.rowBytes = rowBytes
@@ -74,11 +78,14 @@ public struct DecodedFrame: Sendable, Equatable {
     /// CPU planes: [Y, CbCr].
     public var planes: [FramePlane]
     public var colour: FrameColour
+    /// Static HDR metadata that arrived with this picture (mastering display / content light
+    /// level SEI); nil when the picture carried none (the last one seen still applies).
+    public var hdr: HDRStaticMetadata?
 
     public init(pts: Int64, width: Int, height: Int, crop: FrameCrop, pixelFormat: DecodedPixelFormat,
-                planes: [FramePlane], colour: FrameColour) {
+                planes: [FramePlane], colour: FrameColour, hdr: HDRStaticMetadata? = nil) {
         self.pts = pts; self.width = width; self.height = height; self.crop = crop
-        self.pixelFormat = pixelFormat; self.planes = planes; self.colour = colour
+        self.pixelFormat = pixelFormat; self.planes = planes; self.colour = colour; self.hdr = hdr
     }
 
     /// Visible size in luma samples.

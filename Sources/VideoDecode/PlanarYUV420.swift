@@ -62,21 +62,27 @@ extension DecodedFrame {
         var cb = [UInt8](repeating: 0, count: cw * ch * bps)
         var cr = cb
         let lp = planes[0], cp = planes[1]
-        for row in 0..<h {
-            let src = (top + row) * lp.stride + left * bps
-            y.replaceSubrange(row * w * bps..<(row + 1) * w * bps, with: lp.bytes[src..<src + w * bps])
+        lp.bytes.withUnsafeBytes { src in
+            y.withUnsafeMutableBytes { dst in
+                for row in 0..<h {
+                    (dst.baseAddress! + row * w * bps).copyMemory(from: src.baseAddress! + (top + row) * lp.stride + left * bps,
+                                                                  byteCount: w * bps)
+                }
+            }
         }
-        for row in 0..<ch {
-            let base = (top / 2 + row) * cp.stride + (left / 2) * 2 * bps
-            for x in 0..<cw {
-                let s = base + x * 2 * bps, d = (row * cw + x) * bps
-                if bps == 1 {
-                    cb[d] = cp.bytes[s]; cr[d] = cp.bytes[s + 1]
-                } else {
-                    let u = (UInt16(cp.bytes[s]) | UInt16(cp.bytes[s + 1]) << 8) >> 6
-                    let v = (UInt16(cp.bytes[s + 2]) | UInt16(cp.bytes[s + 3]) << 8) >> 6
-                    cb[d] = UInt8(u & 0xFF); cb[d + 1] = UInt8(u >> 8)
-                    cr[d] = UInt8(v & 0xFF); cr[d + 1] = UInt8(v >> 8)
+        cp.bytes.withUnsafeBytes { c in
+            for row in 0..<ch {
+                let base = (top / 2 + row) * cp.stride + (left / 2) * 2 * bps
+                for x in 0..<cw {
+                    let s = base + x * 2 * bps, d = (row * cw + x) * bps
+                    if bps == 1 {
+                        cb[d] = c[s]; cr[d] = c[s + 1]
+                    } else {
+                        let u = (UInt16(c[s]) | UInt16(c[s + 1]) << 8) >> 6
+                        let v = (UInt16(c[s + 2]) | UInt16(c[s + 3]) << 8) >> 6
+                        cb[d] = UInt8(u & 0xFF); cb[d + 1] = UInt8(u >> 8)
+                        cr[d] = UInt8(v & 0xFF); cr[d + 1] = UInt8(v >> 8)
+                    }
                 }
             }
         }
@@ -98,9 +104,14 @@ enum YUVPacking {
                      y: UnsafePointer<UInt8>, yStride: Int,
                      cb: UnsafePointer<UInt8>, cbStride: Int,
                      cr: UnsafePointer<UInt8>, crStride: Int) -> [FramePlane] {
-        let bps = format.bytesPerSample
-        let cw = (width + 1) / 2, ch = (height + 1) / 2
-        let yRow = width * bps, cRow = cw * 2 * bps
+        [packLuma(format: format, width: width, height: height, y: y, yStride: yStride),
+         packChroma(format: format, width: width, height: height, cb: cb, cbStride: cbStride, cr: cr, crStride: crStride)]
+    }
+
+    /// Plane 0: the luma rows copied (NV12) or shifted into the high bits (P010).
+    static func packLuma(format: DecodedPixelFormat, width: Int, height: Int,
+                         y: UnsafePointer<UInt8>, yStride: Int) -> FramePlane {
+        let bps = format.bytesPerSample, yRow = width * bps
         let luma = [UInt8](unsafeUninitializedCapacity: yRow * height) { out, n in
             let o = out.baseAddress!
             for row in 0..<height {
@@ -115,6 +126,15 @@ enum YUVPacking {
             }
             n = yRow * height
         }
+        return FramePlane(bytes: luma, stride: yRow, rowBytes: yRow, height: height)
+    }
+
+    /// Plane 1: Cb/Cr rows interleaved into pairs (P010: shifted into the high bits).
+    static func packChroma(format: DecodedPixelFormat, width: Int, height: Int,
+                           cb: UnsafePointer<UInt8>, cbStride: Int,
+                           cr: UnsafePointer<UInt8>, crStride: Int) -> FramePlane {
+        let bps = format.bytesPerSample
+        let cw = (width + 1) / 2, ch = (height + 1) / 2, cRow = cw * 2 * bps
         let chroma = [UInt8](unsafeUninitializedCapacity: cRow * ch) { out, n in
             let o = out.baseAddress!
             for row in 0..<ch {
@@ -131,7 +151,6 @@ enum YUVPacking {
             }
             n = cRow * ch
         }
-        return [FramePlane(bytes: luma, stride: yRow, rowBytes: yRow, height: height),
-                FramePlane(bytes: chroma, stride: cRow, rowBytes: cRow, height: ch)]
+        return FramePlane(bytes: chroma, stride: cRow, rowBytes: cRow, height: ch)
     }
 }

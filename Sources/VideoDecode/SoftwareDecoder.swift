@@ -178,16 +178,47 @@ public final class SoftwareDecoder {
         guard w > 0, h > 0, let y = fr.data.0, let u = fr.data.1, let v = fr.data.2 else {
             throw .decodeFailed(code: -22)
         }
-        let planes = YUVPacking.pack(format: format, width: w, height: h,
-                                     y: UnsafePointer(y), yStride: Int(fr.linesize.0),
-                                     cb: UnsafePointer(u), cbStride: Int(fr.linesize.1),
-                                     cr: UnsafePointer(v), crStride: Int(fr.linesize.2))
+        let yStride = Int(fr.linesize.0), cbStride = Int(fr.linesize.1), crStride = Int(fr.linesize.2)
+        let planes: [FramePlane]
+        if format == .nv12 && yStride >= w && cbStride >= (w + 1) / 2 && crStride >= (w + 1) / 2 {
+            planes = try lend(f, width: w, height: h, y: y, yStride: yStride, cb: u, cbStride: cbStride, cr: v, crStride: crStride)
+        } else {
+            planes = YUVPacking.pack(format: format, width: w, height: h, y: UnsafePointer(y), yStride: yStride,
+                                     cb: UnsafePointer(u), cbStride: cbStride, cr: UnsafePointer(v), crStride: crStride)
+        }
         let crop = FrameCrop(left: Int(fr.crop_left), right: Int(fr.crop_right),
                              top: Int(fr.crop_top), bottom: Int(fr.crop_bottom))
         let colour = FrameColour(primaries: Int(fr.color_primaries.rawValue), transfer: Int(fr.color_trc.rawValue),
                                  matrix: Int(fr.colorspace.rawValue),
                                  fullRange: fr.color_range == AVCOL_RANGE_JPEG || fr.format == AV_PIX_FMT_YUVJ420P.rawValue)
         let pts = fr.pts != Int64.min ? fr.pts : fr.best_effort_timestamp
-        return DecodedFrame(pts: pts, width: w, height: h, crop: crop, pixelFormat: format, planes: planes, colour: colour)
+        return DecodedFrame(pts: pts, width: w, height: h, crop: crop, pixelFormat: format, planes: planes, colour: colour,
+                            hdr: FrameSideData.hdrMetadata(f))
+    }
+
+    /// 8-bit output without a copy on this thread: plane 0 is libavcodec's luma plane itself
+    /// (NV12's plane 0 already), plane 1 is interleaved from its Cb/Cr planes on first read. A
+    /// clone of `f` holds the buffers (the decoder's pool hands out others meanwhile) until the
+    /// frame's last copy is gone.
+    private func lend(_ f: UnsafeMutablePointer<AVFrame>, width w: Int, height h: Int,
+                      y: UnsafeMutablePointer<UInt8>, yStride: Int,
+                      cb: UnsafeMutablePointer<UInt8>, cbStride: Int,
+                      cr: UnsafeMutablePointer<UInt8>, crStride: Int) throws(DecodeError) -> [FramePlane] {
+        guard let held = av_frame_clone(f) else { throw .allocationFailed }
+        let frame = LentMemory(base: UnsafeRawPointer(y), count: yStride * (h - 1) + w) {
+            var clone: UnsafeMutablePointer<AVFrame>? = held
+            av_frame_free(&clone)
+        }
+        let cw = (w + 1) / 2, ch = (h + 1) / 2
+        let (cbAddress, crAddress) = (UInt(bitPattern: cb), UInt(bitPattern: cr))
+        let chroma = DeferredBytes(count: cw * 2 * ch) {
+            withExtendedLifetime(frame) {
+                YUVPacking.packChroma(format: .nv12, width: w, height: h,
+                                      cb: UnsafePointer(bitPattern: cbAddress)!, cbStride: cbStride,
+                                      cr: UnsafePointer(bitPattern: crAddress)!, crStride: crStride).bytes.array
+            }
+        }
+        return [FramePlane(bytes: PlaneBytes(lent: frame), stride: yStride, rowBytes: w, height: h),
+                FramePlane(bytes: PlaneBytes(deferred: chroma), stride: cw * 2, rowBytes: cw * 2, height: ch)]
     }
 }

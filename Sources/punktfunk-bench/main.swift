@@ -32,7 +32,7 @@ if all || args.contains("session") {
 }
 if all || args.contains("decode") {
     do {
-        for line in try DecodeBench(seconds: quick ? 1 : 4, passes: quick ? 1 : 3).report() { print(line) }
+        for line in try DecodeBench(seconds: quick ? 1 : 8, passes: quick ? 1 : 7).report() { print(line) }
     } catch {
         print("decode bench failed: \(error)")
         exit(1)

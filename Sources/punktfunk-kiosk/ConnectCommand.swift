@@ -28,6 +28,9 @@ struct ConnectCommand: ParsableCommand {
     @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.") var flipLog: String?
     @Option(name: .customLong("screendump-at"), help: "Comma-separated picture numbers (display order): once one is on glass, print @@SCREENDUMP frame-<n> and wait for a stdin line (test harnesses).")
     var screendumpAt: String?
+    @Flag(help: "Show a stats overlay in the top-left corner: fps, Mb/s, loss, decode ms, capture→glass p50/p95.") var stats = false
+    @Option(name: .customLong("stats-dump"), help: "With --stats and --screendump-at: write the overlay image on glass at each screendump as PREFIX-frame-<n>.argb (test harnesses).")
+    var statsDump: String?
     @Option(help: "Trust the host whose certificate SHA-256 is this 64-digit hex fingerprint.") var fp: String?
     @Flag(help: "Trust the host on first use and record its fingerprint.") var tofu = false
     @Option(help: "End the session after this many seconds with the deliberate-quit code (default: run until the host ends it or Ctrl+C).") var seconds: Double?
@@ -41,6 +44,8 @@ struct ConnectCommand: ParsableCommand {
         if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
         if screendumpFrames == nil { throw ValidationError("--screendump-at must be picture numbers like 10,40") }
         if fp != nil && tofu { throw ValidationError("give --fp or --tofu, not both") }
+        if statsDump != nil && !stats { throw ValidationError("--stats-dump needs --stats") }
+        if stats && headless { throw ValidationError("--stats draws on the display; --headless prints the stats as JSON lines") }
         if let fp, CertificateFingerprint.normalize(fp) == nil {
             throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits")
         }

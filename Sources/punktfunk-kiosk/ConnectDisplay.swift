@@ -74,8 +74,15 @@ extension ConnectCommand {
         // Ask the host for exactly the panel's mode (the virtual display is created at it).
         options.hello.mode = Mode(width: UInt32(presenter.mode.width), height: UInt32(presenter.mode.height),
                                   refreshHz: UInt32(max(1, presenter.mode.vrefresh)))
-        let pipeline = StreamPipeline(options: options, decoder: .init(rungs: rungs))
-        pipeline.prepare = Self.printStats
+        let displayNode = presenter.device.path
+        let pipeline = StreamPipeline(options: options, decoder: .init(rungs: rungs, openVADisplay: {
+            try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
+        }))
+        let live = LiveStats()
+        pipeline.prepare = { session in
+            Self.printStats(session)
+            live.observe(session)
+        }
         pipeline.onResume = { attempt in
             FileHandle.standardError.write(Data("punktfunk-kiosk: the connection was lost; resuming the session (attempt \(attempt))\n".utf8))
         }
@@ -106,6 +113,7 @@ extension ConnectCommand {
         }
         let log: FlipLog?
         do {
+            presenter.setHDRMetadata(pipeline.hostHDR.takeNew())
             _ = try presenter.configure(for: picture)
             log = try flipLog.map { p throws(KMSError) in try FlipLog(path: p) }
         } catch { throw finish(1, "\(error)") }
@@ -115,15 +123,24 @@ extension ConnectCommand {
                                screendumpFrames: screendumpFrames ?? [], flipLog: log)
         loop.followSchedule = false
         loop.sourceWakeDescriptor = pipeline.stage.wakeDescriptor
+        let overlay = stats ? liveOverlay(presenter: presenter, loop: loop, live: live, stage: pipeline.stage) : nil
+        // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
+        let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
         var index: UInt64 = 0
         var peeked: DecodedPicture? = first
         func sourced(_ picture: DecodedPicture) -> PresentLoop.SourceStep {
             defer { index += 1 }
+            if let overlay {
+                let clock = live.clockOffsetNs.map { CaptureClock(offsetNs: $0, realtimeMinusMonotonicNs: realtimeMinusMonotonic) }
+                overlay.noteOrigin(frame: index, originNs: clock?.localMonotonicNs(hostPtsNs: picture.pts))
+            }
             return .frame(SourcedFrame(frame: picture, index: index, indexInPass: Int(index), firstPass: true))
         }
         let outcome: PresentLoop.Outcome
         do {
             outcome = try loop.run(steps: {
+                // The host's newest HDR metadata applies from the next commit (this thread).
+                presenter.setHDRMetadata(pipeline.hostHDR.takeNew())
                 if let p = peeked { peeked = nil; return sourced(p) }
                 let closed = pipeline.stage.output.isClosed
                 if let p = pipeline.stage.output.pop(timeout: 0) { return sourced(p) }
@@ -142,5 +159,15 @@ extension ConnectCommand {
         case .interrupted(.terminate): throw finish(143)
         case .interrupted: throw finish(130)
         }
+    }
+
+    /// `--stats` on glass: the overlay fed by the loop's flips, the decode stage and the session.
+    private func liveOverlay(presenter: Presenter, loop: PresentLoop, live: LiveStats, stage: DecodeStage) -> StatsOverlay? {
+        let overlay = StatsOverlay(presenter: presenter, latencyLabel: "capture→glass", readyIsOrigin: false,
+                                   nowNs: MonotonicClock.nowNs(), counters: { live.counters(stage: stage) })
+        presenter.reportOverlay()
+        loop.onShown = { overlay?.shown(frame: $0, flipNs: $1, readyNs: $2, nowNs: MonotonicClock.nowNs()) }
+        if let statsDump { loop.beforeScreendump = { presenter.dumpOverlay(prefix: statsDump, frame: $0) } }
+        return overlay
     }
 }

@@ -50,10 +50,12 @@ struct DecodeCommand: ParsableCommand {
         var headerPrinted = false
         var outputIndex: Int64 = 0
         var readbackFailures = 0
+        var hdr: HDRStaticMetadata?
 
         func emit(_ pictures: [DecodedPicture]) {
             for picture in pictures {
                 defer { picture.release() }
+                if case .cpu(let f) = picture, let m = f.hdr { hdr = m }
                 if framemd5 {
                     let frame: DecodedFrame
                     switch picture {
@@ -84,7 +86,8 @@ struct DecodeCommand: ParsableCommand {
         if !framemd5 {
             let rungs = (ladder.demotions.map(\.from) + [ladder.activeRung ?? started]).map(\.rawValue).joined(separator: " → ")
             print("\(accessUnits.count) access units, \(outputIndex) frames decoded (\(rungs) rung), "
-                  + "\(ladder.errorCount) errors, \(keyframeRequests) keyframe requests")
+                  + "\(ladder.errorCount) errors, \(keyframeRequests) keyframe requests"
+                  + (hdr.map { ", static HDR metadata \($0)" } ?? ""))
         }
         if ladder.errorCount > 0 || readbackFailures > 0 { throw ExitCode(1) }
     }

@@ -26,6 +26,10 @@ struct PresentCommand: ParsableCommand {
     @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.")
     var flipLog: String?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
+    @Flag(help: "Show a stats overlay in the top-left corner: fps, Mb/s, loss, decode ms, ready→glass p50/p95.")
+    var stats = false
+    @Option(name: .customLong("stats-dump"), help: "With --stats and --screendump-at: write the overlay image on glass at each screendump as PREFIX-frame-<n>.argb (test harnesses).")
+    var statsDump: String?
 
     func validate() throws {
         if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
@@ -33,6 +37,7 @@ struct PresentCommand: ParsableCommand {
         guard loop >= 1 else { throw ValidationError("--loop must be at least 1") }
         if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
         if screendumpFrames == nil { throw ValidationError("--screendump-at must be frame numbers like 5,20") }
+        if statsDump != nil && !stats { throw ValidationError("--stats-dump needs --stats") }
     }
 
     private var screendumpFrames: Set<Int>? { ScreendumpList.parse(screendumpAt) }
@@ -77,6 +82,13 @@ struct PresentCommand: ParsableCommand {
             var peeked: SourcedFrame? = first
             let presentLoop = PresentLoop(presenter: presenter, signals: signals, vt: vt, fps: fps,
                                           screendumpFrames: screendumpFrames ?? [], flipLog: log)
+            if stats {
+                let overlay = StatsOverlay(presenter: presenter, latencyLabel: "ready→glass", readyIsOrigin: true,
+                                           nowNs: MonotonicClock.nowNs(), counters: { source.counters })
+                presenter.reportOverlay()
+                presentLoop.onShown = { overlay?.shown(frame: $0, flipNs: $1, readyNs: $2, nowNs: MonotonicClock.nowNs()) }
+                if let statsDump { presentLoop.beforeScreendump = { presenter.dumpOverlay(prefix: statsDump, frame: $0) } }
+            }
             outcome = try presentLoop.run {
                 if let p = peeked { peeked = nil; return p }
                 return try source.next()
@@ -119,6 +131,8 @@ struct DecodedFileSource {
     private var indexInPass = 0
     private var index: UInt64 = 0
     private var decoder: SoftwareDecoder?
+    /// AU bytes decoded, pictures out and decode time (ns) so far, for the stats overlay.
+    private(set) var counters = StatsCounters()
 
     init(accessUnits: [[UInt8]], passes: Int, deadlineNs: UInt64?) {
         self.accessUnits = accessUnits; self.passes = passes; self.deadlineNs = deadlineNs
@@ -131,14 +145,21 @@ struct DecodedFileSource {
             guard pass < passes else { return nil }
             if decoder == nil { decoder = try SoftwareDecoder() }
             if nextAU < accessUnits.count {
+                let t0 = MonotonicClock.nowNs()
+                defer { counters.decodeNs &+= MonotonicClock.nowNs() &- t0 }
+                counters.videoBytes &+= UInt64(accessUnits[nextAU].count)
                 do {
-                    queue += try decoder!.decode(accessUnit: accessUnits[nextAU], pts: Int64(nextAU))
+                    let pictures = try decoder!.decode(accessUnit: accessUnits[nextAU], pts: Int64(nextAU))
+                    counters.decodedPictures &+= UInt64(pictures.count)
+                    queue += pictures
                 } catch {
                     FileHandle.standardError.write(Data("present: access unit \(nextAU): \(error)\n".utf8))
                 }
                 nextAU += 1
             } else if !flushed {
-                queue += decoder!.flush()
+                let pictures = decoder!.flush()
+                counters.decodedPictures &+= UInt64(pictures.count)
+                queue += pictures
                 flushed = true
             } else {
                 pass += 1; nextAU = 0; flushed = false; indexInPass = 0; decoder = nil

@@ -177,7 +177,7 @@ import VideoDecode
 
     @Test func shortPlanesAreATypedError() {
         var (frame, _) = picture(width: 8, height: 4, depth: 8)
-        frame.planes[1].bytes.removeLast(3)
+        frame.planes[1].bytes = PlaneBytes(frame.planes[1].bytes.dropLast(3))
         var out = [UInt32](repeating: 0, count: 32)
         var columns: [Int32] = []
         #expect(throws: KMSError.self) {

@@ -65,6 +65,24 @@ struct SoftwareDecoderOracleTests {
         #expect(first.width == 192 && first.visibleWidth == 192)
     }
 
+    /// 8-bit luma planes are lent from libavcodec's frame pool, not copied: a frame must keep its
+    /// pixels while the decoder goes on decoding into its pool, and after the decoder is freed.
+    @Test(.enabled(if: FFmpeg.isAvailable, FFmpeg.skipReason))
+    func lentLumaOutlivesTheDecoder() throws {
+        let g = try DecodeFixture.all.first { $0.name == "main-8bit" }!.load()
+        SoftwareDecoder.setLibraryLogging(enabled: false)
+        var decoder: SoftwareDecoder? = try SoftwareDecoder()
+        var kept: [(frame: DecodedFrame, md5: String)] = []
+        for (i, au) in AccessUnitSplitter.split(g.bytes).enumerated() {
+            for f in try decoder!.decode(accessUnit: au, pts: Int64(i)) { kept.append((f, FrameMD5.hex(FrameMD5.nativeBytes(of: f)))) }
+        }
+        for f in decoder!.flush() { kept.append((f, FrameMD5.hex(FrameMD5.nativeBytes(of: f)))) }
+        decoder = nil
+        #expect(kept.count == g.ffmpegLines.count)
+        for (f, md5) in kept { #expect(FrameMD5.hex(FrameMD5.nativeBytes(of: f)) == md5) }
+        #expect(kept.map(\.md5) == checksums(g.ffmpegLines))
+    }
+
     @Test(.enabled(if: FFmpeg.isAvailable, FFmpeg.skipReason))
     func resolutionChangeAndPTS() throws {
         let g = try DecodeFixture.all.first { $0.name == "resolution-change" }!.load()

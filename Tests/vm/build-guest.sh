@@ -31,8 +31,11 @@ if [ ! -f "$k/kernel/boot/vmlinuz-$kver" ]; then
 fi
 
 # --- vkms: only drivers/gpu/drm/vkms of the matching linux-source, built against the headers
-patchfile=$here/vkms-writeback-clones.patch
-if [ ! -f "$k/vkms.ko" ] || [ "$patchfile" -nt "$k/vkms.ko" ]; then
+# every Tests/vm/vkms-*.patch, applied in name order; a newer patch rebuilds the module
+patches=$(ls "$here"/vkms-*.patch | sort)
+stale=0
+for pf in $patches; do [ "$pf" -nt "$k/vkms.ko" ] && stale=1; done
+if [ ! -f "$k/vkms.ko" ] || [ $stale = 1 ]; then
   [ -d "/lib/modules/$kver/build" ] || { echo "vm-build: linux-headers-$kver missing (Tests/tools/install-deps.sh installs it)" >&2; exit 1; }
   ver=$(cat "$k/image-version")
   log "building vkms from linux-source-6.1 $ver"
@@ -42,7 +45,7 @@ if [ ! -f "$k/vkms.ko" ] || [ "$patchfile" -nt "$k/vkms.ko" ]; then
     | tar -xO ./usr/src/linux-source-6.1.tar.xz \
     | tar -xJ -C "$k/vkms-build" linux-source-6.1/drivers/gpu/drm/vkms
   src=$k/vkms-build/linux-source-6.1/drivers/gpu/drm/vkms
-  patch -d "$src" -p1 --quiet < "$patchfile"
+  for pf in $patches; do patch -d "$src" -p1 --quiet < "$pf"; done
   make -s -C "/lib/modules/$kver/build" M="$src" CONFIG_DRM_VKMS=m modules >&2
   strip --strip-debug -o "$k/vkms.ko" "$src/vkms.ko"
   rm -rf "$k/vkms-build"
@@ -70,6 +73,7 @@ if [ ! -f "$k/initrd.gz" ] || [ "$here/init" -nt "$k/initrd.gz" ] || [ "$k/vkms.
     n=$((n + 1))
   done
   cp "$k/vkms.ko" "$root/mods/99-vkms.ko"
+  echo "enable_overlay=1" > "$root/mods/99-vkms.params"   # ARGB overlay planes (the stats overlay check)
   (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$k/initrd.gz.tmp"
   mv "$k/initrd.gz.tmp" "$k/initrd.gz"
   cp "$k/kernel/boot/vmlinuz-$kver" "$k/vmlinuz"

@@ -6,7 +6,7 @@
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing" to run (default all; for iterating)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr" to run (default all; for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,12 +47,29 @@ encode glass-1280x800 1280x800 24 || fail "encoding fixtures with ffmpeg/libx265
 encode glass-1024x768 1024x768 24 || fail "encoding fixtures with ffmpeg/libx265 failed"
 encode small-320x240 320x240 24 || fail "encoding fixtures with ffmpeg/libx265 failed"
 encode pacing-64x64 64x64 120 || fail "encoding fixtures with ffmpeg/libx265 failed"
+# HDR10: Main10 BT.2020/PQ with mastering-display + content-light-level SEI (the hdr check); the
+# "change" fixture is it followed by a second coded video sequence with other metadata
+hdr_master='G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(40000000,50)'
+hdr_cll='1100,450'
+hdr_master2='G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)'
+hdr_cll2='800,200'
+encode_hdr() { # name master cll
+  local out=$fixtures/$1.hevc
+  [ -s "$out" ] && [ "$out" -nt "$here/run.sh" ] && return 0
+  ffmpeg -loglevel error -y -f lavfi -i "testsrc2=size=320x240:rate=60" -frames:v 24 -pix_fmt yuv420p10le \
+    -c:v libx265 -preset ultrafast \
+    -x265-params "log-level=error:bframes=0:keyint=60:hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=limited:master-display=$2:max-cll=$3" \
+    -f hevc "$out.tmp" && mv "$out.tmp" "$out"
+}
+encode_hdr hdr10-320x240 "$hdr_master" "$hdr_cll" || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
+encode_hdr hdr10-second-320x240 "$hdr_master2" "$hdr_cll2" || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
+cat "$fixtures/hdr10-320x240.hevc" "$fixtures/hdr10-second-320x240.hevc" > "$fixtures/hdr10-change-320x240.hevc"
 cp "$repo/Sources/Kiosk/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # what `connect --demo` streams
 
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -66,6 +83,16 @@ DEMO_FIXTURE='demo-640x360.hevc'
 DEMO_FRAMES='20,60'
 DEMO_SECONDS=12
 KIOSK_TIMEOUT=180
+HDR_FIXTURE='hdr10-320x240.hevc'
+HDR_MASTER_DISPLAY='$hdr_master'
+HDR_MAX_CLL='$hdr_cll'
+HDR_CHANGE_FIXTURE='hdr10-change-320x240.hevc'
+HDR_MASTER_DISPLAY_2='$hdr_master2'
+HDR_MAX_CLL_2='$hdr_cll2'
+HDR_FRAMES='5,36'
+OVERLAY_FIXTURE='glass-1024x768.hevc'
+OVERLAY_FRAMES='5,20'
+OVERLAY_DEMO_FRAMES='60'
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

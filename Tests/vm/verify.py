@@ -368,6 +368,164 @@ def check_pacing(out, total_frames):
                    f"than one already ready: {len(stale)}")
 
 
+# ---------------------------------------------------------------- stats overlay
+
+def read_overlay(path):
+    """(w, h, x, y, pixels) of a --stats-dump file: `PFOVERLAY W H X Y\n` + W*H*4 bytes of
+    premultiplied ARGB8888 (bytes B, G, R, A)."""
+    data = open(path, "rb").read()
+    nl = data.index(b"\n")
+    magic, *fields = data[:nl].split()
+    w, h, x, y = map(int, fields)
+    px = data[nl + 1:]
+    if magic != b"PFOVERLAY" or len(px) != w * h * 4:
+        raise ValueError(f"{path}: not an overlay dump of {w}x{h}")
+    return w, h, x, y, px
+
+
+def box_of(ov, sw, sh):
+    """The overlay rectangle clipped to the screen: (x0, y0, x1, y1)."""
+    w, h, x, y, _ = ov
+    return max(0, x), max(0, y), min(sw, x + w), min(sh, y + h)
+
+
+def composite_over(screen, sw, sh, ov):
+    """`screen` (rgb24, sw x sh) with the overlay blended over it the way the kiosk blends:
+    out = src + dst * (255 - alpha) / 255, rounded to nearest, per channel."""
+    w, h, x, y, px = ov
+    out = bytearray(screen)
+    x0, y0, x1, y1 = box_of(ov, sw, sh)
+    for r in range(y0, y1):
+        for c in range(x0, x1):
+            si = ((r - y) * w + (c - x)) * 4
+            keep = 255 - px[si + 3]
+            di = (r * sw + c) * 3
+            for k, s in ((0, px[si + 2]), (1, px[si + 1]), (2, px[si])):
+                out[di + k] = min(255, s + (out[di + k] * keep + 127) // 255)
+    return bytes(out)
+
+
+def split_box(buf, sw, box):
+    """(bytes inside the box, bytes outside it) of an rgb24 screen."""
+    x0, y0, x1, y1 = box
+    row = sw * 3
+    inside, outside = [], []
+    for r in range(len(buf) // row):
+        line = buf[r * row:(r + 1) * row]
+        if y0 <= r < y1:
+            inside.append(line[x0 * 3:x1 * 3])
+            outside.append(line[:x0 * 3] + line[x1 * 3:])
+        else:
+            outside.append(line)
+    return b"".join(inside), b"".join(outside)
+
+
+def place(sw, sh, picture, pw, ph):
+    """A black sw x sh screen with the pw x ph picture centred (the kiosk's 1:1 placement)."""
+    x0, y0 = (sw - pw) // 2, (sh - ph) // 2
+    screen = bytearray(sw * sh * 3)
+    for r in range(ph):
+        screen[((y0 + r) * sw + x0) * 3:((y0 + r) * sw + x0 + pw) * 3] = picture[r * pw * 3:(r + 1) * pw * 3]
+    return bytes(screen), (x0, y0)
+
+
+def judge_composited(label, out, name, n, fw, fh, ref_for, rc, route):
+    """One screendump of a composited overlay run: inside the box the dumped overlay over the
+    reference, outside it the plain reference (glass limits in both), black border exact."""
+    shot = os.path.join(out, f"{name}-frame-{n}.ppm")
+    dump = os.path.join(out, f"{name}-frame-{n}.argb")
+    if not os.path.exists(shot) or not os.path.exists(dump):
+        report(False, label, f"no screendump or overlay dump (kiosk exit {rc}; {stderr_hint(out, name)})")
+        return
+    sw, sh, px = read_ppm(shot)
+    ov = read_overlay(dump)
+    x0, y0 = (sw - fw) // 2, (sh - fh) // 2
+    frame = ref_for(crop(sw, px, x0, y0, fw, fh))
+    plain, _ = place(sw, sh, frame, fw, fh)
+    want = composite_over(plain, sw, sh, ov)
+    box = box_of(ov, sw, sh)
+    shown_in, shown_out = split_box(px, sw, box)
+    want_in, want_out = split_box(want, sw, box)
+    plain_in, _ = split_box(plain, sw, box)
+    mi, pi, ti = summarize(abs_error_histogram(shown_in, want_in))
+    mo, po, to = summarize(abs_error_histogram(shown_out, want_out))
+    # The box must be visible: the screen there differs clearly from the picture without it.
+    visible = mean_abs(shown_in, plain_in)
+    # Outside the picture and the box the screen is exactly black.
+    bx0, by0, bx1, by1 = box
+    border = sum(1 for r in range(sh) for c in range(sw)
+                 if not (x0 <= c < x0 + fw and y0 <= r < y0 + fh) and not (bx0 <= c < bx1 and by0 <= r < by1)
+                 and px[(r * sw + c) * 3:(r * sw + c) * 3 + 3] != b"\0\0\0") if (sw, sh) != (fw, fh) else 0
+    limits = lambda m, p, t: m <= GLASS_MEAN_ABS and p <= GLASS_P999_ABS and t <= GLASS_MAX_ABS
+    ok = rc == 0 and route == "composited" and limits(mi, pi, ti) and limits(mo, po, to) and visible > 5 and border == 0
+    report(ok, label,
+           f"route {route}; box {ov[0]}x{ov[1]} at ({ov[2]},{ov[3]}) on {sw}x{sh}: |err| vs dump over reference "
+           f"mean {mi:.3f} p99.9 {pi} max {ti}; outside the box vs reference mean {mo:.3f} p99.9 {po} max {to} "
+           f"(limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); box vs no overlay {visible:.1f} "
+           f"(need > 5); non-black border pixels {border}; kiosk exit {rc}")
+
+
+def overlay_route(out, name):
+    for line in read_text(os.path.join(out, name + ".stderr")).splitlines():
+        try:
+            return json.loads(line)["overlay"]
+        except (ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
+def check_overlay(out, fixtures, fixture, frames, demo_fixture, demo_frames):
+    fw, fh, ref = reference_frames(os.path.join(fixtures, fixture), set(frames))
+    name = "overlay-bochs-drm"
+    for n in frames:
+        judge_composited(f"overlay bochs-drm composited present frame {n}", out, name, n, fw, fh,
+                         lambda shown, n=n: ref[n], rc_of(out, name), overlay_route(out, name))
+    dw, dh, dref = reference_frames(os.path.join(fixtures, demo_fixture), range(100000))
+    name = "overlay-demo-bochs-drm"
+    for n in demo_frames:
+        # the picture on screen is whichever demo frame matches best (as in the demo check)
+        best = lambda shown: dref[min(dref, key=lambda m: mean_abs(shown[::61], dref[m][::61]))]
+        judge_composited(f"overlay bochs-drm composited connect --demo picture {n}", out, name, n, dw, dh,
+                         best, rc_of(out, name), overlay_route(out, name))
+    name = "overlay-vkms"
+    rc, route = rc_of(out, name), overlay_route(out, name)
+    for n in frames:
+        label = f"overlay vkms own AR24 plane above the video, frame {n}"
+        dump = os.path.join(out, f"{name}-frame-{n}.argb")
+        try:
+            state = json.loads(read_text(os.path.join(out, f"{name}-frame-{n}.planes")))
+            ov = read_overlay(dump)
+        except (ValueError, OSError) as e:
+            report(False, label, f"no plane state or overlay dump ({e}); kiosk exit {rc}; {stderr_hint(out, name)}")
+            continue
+        planes = state["planes"]
+        video = [p for p in planes if p.get("format") == "XR24"]
+        argb = [p for p in planes if p.get("format") == "AR24"]
+        if len(video) != 1 or len(argb) != 1:
+            report(False, label, f"want one XR24 and one AR24 plane with a framebuffer, kmstool saw {planes}")
+            continue
+        v, o = video[0], argb[0]
+        if v.get("zpos") is not None and o.get("zpos") is not None:
+            above, how = o["zpos"] > v["zpos"], f"zpos {o['zpos']} > {v['zpos']}"
+        else:
+            above, how = v["type"] == "primary" and o["index"] > v["index"], \
+                f"no zpos: {v['type']} video at index {v['index']}, overlay at {o['index']}"
+        w, h, x, y, px = ov
+        placed = (o["crtc_x"], o["crtc_y"], o["crtc_w"], o["crtc_h"], o["width"], o["height"]) == (x, y, w, h, w, h)
+        try:
+            scanned = open(o["dump"], "rb").read()
+        except (KeyError, OSError):
+            scanned = b""
+        same = scanned == px
+        differing = sum(1 for i in range(0, min(len(scanned), len(px)), 4) if scanned[i:i + 4] != px[i:i + 4])
+        ok = rc == 0 and route == f"plane {o['id']}" and above and placed and same and o.get("modifier") == "0x0"
+        report(ok, label,
+               f"route {route}; video plane {v['id']} {v['format']} {v['width']}x{v['height']}, overlay plane {o['id']} "
+               f"AR24 {o['width']}x{o['height']} at ({o['crtc_x']},{o['crtc_y']}) (dump {w}x{h} at ({x},{y})); "
+               f"stacked above: {above} ({how}); scanned-out pixels identical to the dump: {same} "
+               f"({differing} of {w * h} differ, {len(scanned)} bytes read back); kiosk exit {rc}")
+
+
 def devices_in(node, found):
     """Every object of the kiosk's probe JSON that names a device and lists planes."""
     if isinstance(node, dict):
@@ -426,6 +584,105 @@ def check_probe(out):
     report(ok, "probe lists planes/formats/modifiers on every guest device", f"exit {rc}; " + "; ".join(figures))
 
 
+# ---------------------------------------------------------------- hdr
+
+def hdr_sei_of(fixture):
+    """The first frame's mastering-display and content-light-level side data as ffprobe (libavcodec)
+    reads the fixture: ({name: (num, den)}, {max_content, max_average})."""
+    r = subprocess.run(["ffprobe", "-v", "error", "-read_intervals", "%+#1", "-show_frames",
+                        "-show_entries", "frame=side_data_list", "-of", "json", fixture],
+                       capture_output=True, text=True, check=True)
+    md, cll = {}, {}
+    for sd in json.loads(r.stdout)["frames"][0].get("side_data_list", []):
+        if sd.get("side_data_type") == "Mastering display metadata":
+            md = {k: tuple(int(x) for x in str(v).split("/")) for k, v in sd.items() if "/" in str(v)}
+        elif sd.get("side_data_type") == "Content light level metadata":
+            cll = {k: int(v) for k, v in sd.items() if k in ("max_content", "max_average")}
+    return md, cll
+
+
+def hdr_expected_blob(master, max_cll):
+    """struct hdr_output_metadata (drm_mode.h) for libx265's master-display / max-cll strings:
+    metadata_type 0, EOTF 2 (ST 2084), descriptor 0, primaries R, G, B and white point in 0.00002,
+    max mastering luminance in cd/m² (x265 gives 0.0001 cd/m²), min in 0.0001 cd/m², MaxCLL, MaxFALL."""
+    import re
+    import struct
+    v = {k: [int(x) for x in a.split(",")] for k, a in re.findall(r"(WP|[GBRL])\(([0-9,]+)\)", master)}
+    cll, fall = (int(x) for x in max_cll.split(","))
+    peak = (v["L"][0] + 5000) // 10000
+    return struct.pack("<IBB8HHHHH2x", 0, 2, 0, *v["R"], *v["G"], *v["B"], *v["WP"], peak, v["L"][1], cll, fall)
+
+
+def read_hdr_state(out, name):
+    """The vkms connector's line of `kmstool hdr` (the one that has the properties), or None."""
+    for line in read_text(os.path.join(out, name + ".jsonl")).splitlines():
+        try:
+            c = json.loads(line)
+        except ValueError:
+            continue
+        if c.get("hdr_output_metadata", -1) >= 0 and c.get("colorspace", -1) >= 0:
+            return c
+    return None
+
+
+def sei_matches(fixture, expected):
+    """Whether the fixture's first-frame SEI (ffprobe) has exactly the values of an expected blob."""
+    import struct
+    e = struct.unpack("<IBB8HHHHH2x", expected)
+    md, cll = hdr_sei_of(fixture)
+    return bool(md and cll
+                and [md[k][0] * 50000 // md[k][1] for k in ("red_x", "red_y", "green_x", "green_y", "blue_x",
+                                                            "blue_y", "white_point_x", "white_point_y")] == list(e[3:11])
+                and round(md["max_luminance"][0] / md["max_luminance"][1]) == e[11]
+                and md["min_luminance"][0] * 10000 // md["min_luminance"][1] == e[12]
+                and (cll["max_content"], cll["max_average"]) == e[13:15])
+
+
+def check_hdr(out, fixtures, env):
+    first = hdr_expected_blob(env["HDR_MASTER_DISPLAY"], env["HDR_MAX_CLL"])
+    second = hdr_expected_blob(env["HDR_MASTER_DISPLAY_2"], env["HDR_MAX_CLL_2"])
+    frames = [int(x) for x in env["HDR_FRAMES"].split(",")]
+    # the fixtures' SEI as libavcodec reads them must be what the encoder was given
+    for name, blob, master, cll in (("hdr10-320x240.hevc", first, env["HDR_MASTER_DISPLAY"], env["HDR_MAX_CLL"]),
+                                    ("hdr10-second-320x240.hevc", second, env["HDR_MASTER_DISPLAY_2"], env["HDR_MAX_CLL_2"])):
+        ok = sei_matches(os.path.join(fixtures, name), blob)
+        report(ok, "hdr fixture SEI", f"{name}: ffprobe side data {'equals' if ok else 'differs from'} "
+               f"master-display {master} max-cll {cll}")
+
+    def off(c):
+        return c is not None and c["hdr_output_metadata"] == 0 and c["colorspace_name"] == "Default"
+
+    def hdr10(c, want):
+        return (c is not None and c["hdr_output_metadata"] != 0 and bytes.fromhex(c["bytes"]) == want
+                and want[4] == 2 and c["colorspace_name"] == "BT2020_RGB")
+
+    def show(c):
+        if c is None:
+            return "no HDR properties"
+        return f"blob {c['hdr_output_metadata']} ({len(c['bytes']) // 2} B, EOTF {int(c['bytes'][8:10] or '0', 16)}) Colorspace {c['colorspace_name']}"
+
+    # case, exit status, [(state file suffix, expected blob or None for off)]
+    cases = (("pq", 0, [(f"during-frame-{frames[0]}", first), (f"during-frame-{frames[1]}", second)]),
+             ("pq-term", 143, [("during", first)]),
+             ("sdr", 0, [(f"during-frame-{frames[0]}", None)]))
+    for case, rc_want, during in cases:
+        name = f"hdr-{case}"
+        before, after = read_hdr_state(out, f"{name}-before"), read_hdr_state(out, f"{name}-after")
+        rc = rc_of(out, name)
+        shown, figures = True, []
+        for suffix, want in during:
+            c = read_hdr_state(out, f"{name}-{suffix}")
+            good = off(c) if want is None else hdr10(c, want)
+            shown = shown and good
+            figures.append(f"{suffix}: {show(c)}" + ("" if good or c is None or want is None
+                                                     else f" bytes {c['bytes']} want {want.hex()}"))
+        stderr = read_text(os.path.join(out, name + ".stderr"))
+        signal_ok = ('"signal":"SDR' in stderr) if case == "sdr" else (case != "pq" or '"signal":"HDR10 (BT2020_RGB)"' in stderr)
+        ok = rc == rc_want and off(before) and shown and signal_ok and off(after)
+        report(ok, f"hdr {case}", f"exit {rc} (want {rc_want}); before: {show(before)}; " + "; ".join(figures)
+               + f"; after: {show(after)}" + ("" if ok else f" | {stderr_hint(out, name)}"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -447,6 +704,11 @@ def main():
     if "pacing" in checks:
         pacing = os.path.join(a.fixtures, env["PACING_FIXTURE"])
         check_pacing(a.out, len(reference_frames(pacing, range(100000))[2]))
+    if "hdr" in checks:
+        check_hdr(a.out, a.fixtures, env)
+    if "overlay" in checks:
+        check_overlay(a.out, a.fixtures, env["OVERLAY_FIXTURE"], [int(x) for x in env["OVERLAY_FRAMES"].split(",")],
+                      env["DEMO_FIXTURE"], [int(x) for x in env["OVERLAY_DEMO_FRAMES"].split(",")])
     failed = RESULTS.count(False)
     print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not RESULTS else 0

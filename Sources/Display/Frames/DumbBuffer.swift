@@ -124,8 +124,8 @@ import VideoDecode
 /// The two CPU planes of a decoded frame, as `copyPlanes` reads them.
 struct VideoFramePlanes {
     var height: Int
-    var luma: [UInt8], lumaStride: Int, lumaRowBytes: Int
-    var chroma: [UInt8], chromaStride: Int, chromaRowBytes: Int, chromaRows: Int
+    var luma: PlaneBytes, lumaStride: Int, lumaRowBytes: Int
+    var chroma: PlaneBytes, chromaStride: Int, chromaRowBytes: Int, chromaRows: Int
 
     init(_ f: DecodedFrame) {
         height = f.height

@@ -33,6 +33,8 @@ public final class Presenter {
     private let connectorProps: ObjectProperties
     private let crtcProps: ObjectProperties
     private var planeProps: [UInt32: ObjectProperties] = [:]
+    /// HDR10 or SDR signalling on the connector (HDROutput.swift).
+    private var hdr: HDROutput
 
     /// One ring entry.
     private final class Slot {
@@ -41,6 +43,8 @@ public final class Presenter {
         var releaseRequested = false
         /// Where the last XRGB conversion drew (the rest of the buffer is black).
         var drawn: PixelRect?
+        /// The stats overlay blended into the buffer (compositing route).
+        var overlay: OverlayImage?
         init(_ b: DumbBuffer) { buffer = b }
     }
 
@@ -68,6 +72,8 @@ public final class Presenter {
     }
 
     private var pipeline: Pipeline?
+    /// The stats overlay and its route (OverlayLayer.swift).
+    private let overlay = OverlayLayer()
     /// Slots of a replaced pipeline, kept until the next flip completes (one of them may be on screen).
     private var retired: [Slot] = []
     private var retiredBackground: DumbBuffer?
@@ -103,6 +109,7 @@ public final class Presenter {
         mode = m
         connectorProps = device.connectorProperties(conn.id)
         crtcProps = device.crtcProperties(crtc)
+        hdr = HDROutput(connector: conn.id, properties: connectorProps)
         let bit = UInt32(1) << UInt32(index)
         var usable: [PlaneDescription] = []
         var props: [UInt32: ObjectProperties] = [:]
@@ -138,24 +145,34 @@ public final class Presenter {
     public func configure(for frame: DecodedFrame) throws(KMSError) -> PlanePlan {
         let key = LayoutKey(format: frame.pixelFormat, width: frame.width, height: frame.height,
                             crop: frame.crop, colour: frame.colour)
+        setHDRMetadata(frame.hdr)
         if let p = pipeline, p.key == key { return p.plan }
         guard frame.visibleWidth > 0, frame.visibleHeight > 0 else { throw .badFrame("empty visible window") }
         let yuv: FourCC = frame.pixelFormat == .nv12 ? .nv12 : .p010
         let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex,
                                           wanted: [(yuv, FormatModifier.linear), (.xrgb8888, FormatModifier.linear)])
         var lastError: KMSError = .noPlane(format: "\(yuv) or XR24")
+        _ = hdr.select(for: key.colour)
         for plan in plans {
-            do {
+            do throws(KMSError) {
                 let candidate = try makePipeline(plan: plan, key: key, frame: frame)
                 var req = try AtomicRequest()
-                addState(to: &req, pipeline: candidate, slot: candidate.slots[0], modeset: true)
-                try req.test(on: device, flags: CommitFlags.allowModeset)
+                try addState(to: &req, pipeline: candidate, slot: candidate.slots[0], modeset: true)
+                do throws(KMSError) { try req.test(on: device, flags: CommitFlags.allowModeset) } catch {
+                    // A driver that refuses the HDR10 state still gets the picture, in SDR.
+                    guard hdr.signal.isHDR else { throw error }
+                    hdr.refuse(because: error)
+                    var sdr = try AtomicRequest()
+                    try addState(to: &sdr, pipeline: candidate, slot: candidate.slots[0], modeset: true)
+                    try sdr.test(on: device, flags: CommitFlags.allowModeset)
+                }
                 if let old = pipeline {
                     retired.append(contentsOf: old.slots)
                     retiredBackground = old.background
                 }
                 pipeline = candidate
                 self.plan = plan
+                routeOverlay(candidate)
                 needsModeset = true  // the new plane layout goes out with ALLOW_MODESET
                 return plan
             } catch {
@@ -203,11 +220,10 @@ public final class Presenter {
 
     /// Adds the whole display state for showing `slot` to a request: the video plane, the
     /// background plane, every other touched plane off, and with `modeset` the connector and CRTC.
-    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool) {
+    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool) throws(KMSError) {
         if modeset {
             req.add(connectorProps, "CRTC_ID", UInt64(crtc))
-            if let hdr = connectorProps["HDR_OUTPUT_METADATA"] { req.add(connector.id, hdr, 0) }
-            if let cs = connectorProps["Colorspace"], let d = cs.enums["Default"] { req.add(connector.id, cs, d) }
+            try hdr.addModesetState(to: &req, device: device)
             req.add(crtcProps, "MODE_ID", UInt64(modeBlob))
             req.add(crtcProps, "ACTIVE", 1)
         }
@@ -221,6 +237,7 @@ public final class Presenter {
         if let z = p.plan.zpos { req.add(video, "zpos", z) }
         if let e = p.colour.encoding { req.add(video, "COLOR_ENCODING", e) }
         if let r = p.colour.range { req.add(video, "COLOR_RANGE", r) }
+        overlay.addState(to: &req, crtc: crtc, modeset: modeset)
         guard modeset else { return }
         if let bgPlane = p.plan.backgroundPlane, let bg = p.background, let bp = planeProps[bgPlane] {
             let full = FixedPointRect(PixelRect(x: 0, y: 0, width: mode.width, height: mode.height))
@@ -230,7 +247,7 @@ public final class Presenter {
             req.add(bp, "CRTC_W", UInt64(mode.width)); req.add(bp, "CRTC_H", UInt64(mode.height))
         }
         // Everything else on this CRTC (cursor included) goes dark.
-        for other in planes where other.id != p.plan.plane && other.id != p.plan.backgroundPlane {
+        for other in planes where other.id != p.plan.plane && other.id != p.plan.backgroundPlane && other.id != overlay.planeID {
             guard let op = planeProps[other.id] else { continue }
             req.add(op, "FB_ID", 0); req.add(op, "CRTC_ID", 0)
         }
@@ -264,6 +281,7 @@ public final class Presenter {
             var columns = scratchColumns
             try p.converter.convert(f, into: slot.buffer.map, pitch: slot.buffer.pitch, rect: p.drawRect, columns: &columns)
             scratchColumns = columns
+            slot.overlay = overlay.composite(into: slot.buffer, video: p.drawRect)
         } else {
             slot.buffer.copyPlanes(of: VideoFramePlanes(f))
         }
@@ -283,11 +301,13 @@ public final class Presenter {
         guard let p = pipeline, let slot = p.slots.first(where: { $0.frame == id }) else {
             throw .badFrame("frame \(id) is not in the ring")
         }
+        overlay.stage()
         var req = try AtomicRequest()
-        addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset)
+        try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset)
         var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
         if needsModeset { flags |= CommitFlags.allowModeset }
-        try req.commit(on: device, flags: flags)
+        do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
+        overlay.committed()
         needsModeset = false
         queuedSlot = slot
     }
@@ -309,6 +329,7 @@ public final class Presenter {
             let previous = currentSlot
             currentSlot = q
             queuedSlot = nil
+            overlay.flipCompleted()
             if let previous, previous !== q, previous.releaseRequested {
                 previous.frame = nil; previous.releaseRequested = false
             }
@@ -340,6 +361,7 @@ public final class Presenter {
         var pfd = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
         if poll(&pfd, 1, timeoutMs) > 0 { readFlips(into: &events, scratch: scratch) }
         queuedSlot = nil
+        overlay.flipCompleted()
     }
 
     /// The device fd for the caller's poll set (readable = flip events pending).
@@ -361,12 +383,15 @@ public final class Presenter {
             try req.commit(on: device, flags: CommitFlags.allowModeset)
             return true
         } catch {
-            if var req = try? AtomicRequest() {
+            // At least HDR signalling off and our planes off; planes alone if the driver refuses that.
+            for hdrOff in [true, false] {
+                guard var req = try? AtomicRequest() else { break }
                 for p in planes {
                     guard let pp = planeProps[p.id] else { continue }
                     req.add(pp, "FB_ID", 0); req.add(pp, "CRTC_ID", 0)
                 }
-                try? req.commit(on: device, flags: CommitFlags.allowModeset)
+                if hdrOff { hdr.addSignalOff(to: &req) }
+                if (try? req.commit(on: device, flags: CommitFlags.allowModeset)) != nil { break }
             }
             return false
         }
@@ -396,8 +421,58 @@ public final class Presenter {
         if isActive { restoreSavedState() }
         currentSlot = nil; queuedSlot = nil
         pipeline = nil; retired = []; retiredBackground = nil
+        overlay.releaseAll()
         device.destroyBlob(modeBlob)
         if let savedModeBlob { device.destroyBlob(savedModeBlob) }
+        hdr.destroyBlob(device: device)
+    }
+
+    /// Newest static HDR metadata (the host's datagram, a frame's side data; nil = no news).
+    /// When HDR10 is on glass with other metadata, the next commit re-sends the modeset state.
+    public func setHDRMetadata(_ metadata: HDRStaticMetadata?) {
+        if let metadata, hdr.update(metadata: metadata) { needsModeset = true }
+    }
+
+    /// The signal chosen for the current layout.
+    public var outputSignal: OutputSignal { hdr.signal }
+    /// The static HDR metadata in use (nil: none seen).
+    public var hdrMetadata: HDRStaticMetadata? { hdr.metadata }
+
+    // MARK: stats overlay
+
+    /// Shows `image` (nil = none) from the next committed frame on, on the route `OverlayLayer`
+    /// chose: its own plane, composited into XRGB slots, or not at all.
+    public func setOverlay(_ image: OverlayImage?) {
+        overlay.set(image)
+        if !overlay.routed, let p = pipeline {
+            routeOverlay(p)
+            needsModeset = true  // the plane set changes: every other plane's state goes out again
+        }
+    }
+
+    /// The overlay image on glass now (nil = none).
+    public var overlayOnGlass: OverlayImage? { overlay.onGlass(slotImage: currentSlot?.overlay) }
+
+    /// How the overlay is shown: "plane <id>", "composited" or "none (<reason>)".
+    public var overlayRouteName: String {
+        switch overlay.route {
+        case .plane(let id): "plane \(id)"
+        case .composite: "composited"
+        case .none(let why): "none (\(why))"
+        }
+    }
+
+    private func routeOverlay(_ p: Pipeline) {
+        overlay.route(video: p.plan, planes: planes, crtcIndex: crtcIndex, device: device, planeProps: planeProps) { _ in
+            do {
+                var req = try AtomicRequest()
+                try addState(to: &req, pipeline: p, slot: p.slots[0], modeset: true)
+                try req.test(on: device, flags: CommitFlags.allowModeset)
+                return true
+            } catch {
+                return false
+            }
+        }
     }
 
     /// The plane format in use, as a 4-character code (`XR24`, `NV12`, `P010`).

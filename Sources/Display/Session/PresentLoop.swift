@@ -60,6 +60,13 @@ public final class PresentLoop {
     /// frame is produced as soon as the source has it (a live stream paces itself).
     public var followSchedule = true
 
+    /// Called on this thread when a frame's flip completed (once per frame): id, flip and ready
+    /// time (CLOCK_MONOTONIC ns). The stats overlay counts it here.
+    public var onShown: ((_ frame: UInt64, _ flipNs: UInt64, _ readyNs: UInt64) -> Void)?
+    /// Called with the first-pass index right before `@@SCREENDUMP frame-<n>` is printed (the
+    /// frame is on glass): test evidence such as the overlay dump is written here.
+    public var beforeScreendump: ((Int) -> Void)?
+
     /// (readyNs, commitNs) by frame id while the frame is between ready and its flip.
     private var times: [UInt64: (ready: UInt64, commit: UInt64)] = [:]
 
@@ -230,8 +237,9 @@ public final class PresentLoop {
         if let e = events.last, let shown = presenter.currentFrame, shown != shownBefore || lastShown != shown {
             lastShown = shown
             if let t = times.removeValue(forKey: shown) {
-                flipLog?.flip(sequence: e.sequence, flipNs: e.timestampNs == 0 ? now : e.timestampNs,
-                              frame: shown, readyNs: t.ready, commitNs: t.commit)
+                let flipNs = e.timestampNs == 0 ? now : e.timestampNs
+                flipLog?.flip(sequence: e.sequence, flipNs: flipNs, frame: shown, readyNs: t.ready, commitNs: t.commit)
+                onShown?(shown, flipNs, t.ready)
             }
             if let h = hold, h.id == shown {
                 if let outcome = screendump(h.n) { return outcome }
@@ -256,6 +264,7 @@ public final class PresentLoop {
     /// Prints the screendump marker and blocks until one stdin line (or EOF), still honouring
     /// quit signals. - Returns: an outcome when a quit signal arrived.
     private func screendump(_ n: Int) -> Outcome? {
+        beforeScreendump?(n)
         print("@@SCREENDUMP frame-\(n)")
         fflush(nil)  // all C streams, stdout included (print writes through it)
         var byte: UInt8 = 0

@@ -165,6 +165,11 @@ public final class HostSession: @unchecked Sendable {
         guard let connection = accepted else { return }
         let driver = QuicSocketDriver(socket: socket, connection: connection)
         var hello = ServerHello(sessionID: SessionID(bytes: [UInt8](repeating: 0, count: 16))!)
+        // Session media clock (data-plane.md §8.6): origin = the wall clock now, a video pts =
+        // origin + monotonic µs since then (its capture = send time here). The clock echoes stay
+        // on the wall clock, which this clock tracks, so a client maps pts onto its own clocks.
+        let clockOriginMonoNs = QuicClock.now()
+        hello.clockOriginNs = hostNs()
         hello.suite = options.suite
         hello.mode = Mode(width: 1920, height: 1080, refreshHz: UInt32(options.fps.rounded()))
         hello.shardPayload = UInt16(options.shardBytes)
@@ -325,7 +330,7 @@ public final class HostSession: @unchecked Sendable {
                 do {
                     try au.withUnsafeBytes { raw in
                         try sender.send(raw, frame: frame, epoch: epoch, userFlags: isKey ? AccessUnit.keyframeFlag : 0,
-                                        ptsMicros: UInt32(truncatingIfNeeded: UInt64(frame) * frameNs / 1000)) { datagram in
+                                        ptsMicros: UInt32(truncatingIfNeeded: (t - clockOriginMonoNs) / 1000)) { datagram in
                             if blackedOut || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
                             _ = try socket.send(datagram, to: remote)
                         }

@@ -28,11 +28,28 @@ public final class VADisplayConnection: @unchecked Sendable {
     public let apiVersion: (major: Int, minor: Int)
 
     /// The render nodes to try, in order: `PUNKTFUNK_VAAPI_DEVICE` alone when set, else every
-    /// /dev/dri/renderD* in name order.
-    public static func renderNodes(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    /// /dev/dri/renderD* in name order — the ones on the same GPU as `displayNode` (the KMS card
+    /// presenting, e.g. /dev/dri/card1) first, so a box with two GPUs decodes where it scans out
+    /// and dma-bufs need not cross devices.
+    public static func renderNodes(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                   preferringDeviceOf displayNode: String? = nil,
+                                   sysfsDRM: String = "/sys/class/drm", devDRI: String = "/dev/dri") -> [String] {
         if let pinned = environment["PUNKTFUNK_VAAPI_DEVICE"], !pinned.isEmpty { return [pinned] }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []
-        return names.filter { $0.hasPrefix("renderD") }.sorted().map { "/dev/dri/\($0)" }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: devDRI)) ?? []).filter { $0.hasPrefix("renderD") }.sorted()
+        guard let displayNode, let gpu = parentDevice(of: displayNode, sysfsDRM: sysfsDRM) else {
+            return names.map { "\(devDRI)/\($0)" }
+        }
+        let same = names.filter { parentDevice(of: "\(devDRI)/\($0)", sysfsDRM: sysfsDRM) == gpu }
+        return (same + names.filter { !same.contains($0) }).map { "\(devDRI)/\($0)" }
+    }
+
+    /// The device (PCI function, platform device …) a DRM node belongs to: the resolved
+    /// `<sysfsDRM>/<node name>/device` link; nil when sysfs does not know the node.
+    static func parentDevice(of node: String, sysfsDRM: String) -> String? {
+        let name = (node as NSString).lastPathComponent
+        let link = "\(sysfsDRM)/\(name)/device"
+        guard FileManager.default.fileExists(atPath: link) else { return nil }
+        return URL(fileURLWithPath: link).resolvingSymlinksInPath().path
     }
 
     /// Opens `path` (a DRM render node) with libva-drm and initialises the driver libva picks
@@ -47,10 +64,10 @@ public final class VADisplayConnection: @unchecked Sendable {
         return try VADisplayConnection(display: display, fd: fd, path: path)
     }
 
-    /// The first render node whose driver initialises.
-    public static func openFirst() throws(VAAPIError) -> VADisplayConnection {
+    /// The first render node whose driver initialises, trying the display's GPU first.
+    public static func openFirst(preferringDeviceOf displayNode: String? = nil) throws(VAAPIError) -> VADisplayConnection {
         var last: VAAPIError = .noRenderNode
-        for node in renderNodes() {
+        for node in renderNodes(preferringDeviceOf: displayNode) {
             do throws(VAAPIError) { return try open(renderNode: node) } catch { last = error }
         }
         throw last

@@ -6,6 +6,8 @@
 #   restore-<driver>-<case>-{before,after}.{ppm,state}, restore-<driver>-<case>.{rc,stderr,flips}
 #     case = control | exit | term
 #   pacing-{60,burst}.{rc,stderr,flips}                     kiosk present on vkms (real 60 Hz vblank)
+#   overlay-{bochs-drm,demo-bochs-drm,vkms}.{rc,stderr,stdout} + ...-frame-<n>.{ppm,argb}
+#     (vkms: ...-frame-<n>.planes + ...-frame-<n>-plane-<id>.argb instead of a .ppm)
 # Talks to the host only through the console: "@@SCREENDUMP <name> <qmp-device>" then waits for ACK.
 . "$PF_VM_OUT/guest.env"     # CHECKS KIOSK KMSTOOL FIXTURES GLASS_FIXTURES GLASS_FRAMES SMALL_FIXTURE PACING_FIXTURE KIOSK_TIMEOUT
 O=$PF_VM_OUT
@@ -15,6 +17,14 @@ exec 4<&0                    # the console: host acknowledgements arrive here
 selected() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
 stamp() { echo "@@T $1 $(cut -d' ' -f1 /proc/uptime)"; }
 shot() { echo "@@SCREENDUMP $1 $2"; read -r _ack <&4; }
+# capture NAME TARGET: a host screendump of QMP device TARGET, or with TARGET kmstool:DEVICE the
+# planes on DEVICE read back in the guest (NAME.planes, NAME-plane-<id>.argb; vkms has no QMP head)
+capture() {
+  case $2 in
+    kmstool:*) "$KMSTOOL" planes "${2#kmstool:}" "$O/$1" > "$O/$1.planes" 2>&1 ;;
+    *) shot "$1" "$2" ;;
+  esac
+}
 # device node and "WxH@Hz" (first offered refresh for WxH) of a driver, from kmstool's probe
 device_of() { grep "\"driver\":\"$1\"" "$O/kmstool-probe.jsonl" | head -1 | sed 's/.*"device":"\([^"]*\)".*/\1/'; }
 mode_of() { grep "\"driver\":\"$1\"" "$O/kmstool-probe.jsonl" | head -1 | grep -o "\"$2@[0-9]*\"" | head -1 | tr -d '"'; }
@@ -37,7 +47,7 @@ kiosk_run() {
   { timeout "$KIOSK_TIMEOUT" "$KIOSK" "$@" < $TMPDIR/kiosk.in 2> "$O/$name.stderr"; echo $? > "$O/$name.rc"; } \
   | while IFS= read -r line; do
       case $line in
-        "@@SCREENDUMP "*) shot "$name-${line#@@SCREENDUMP }" "$qdev"; echo ack >&5 ;;
+        "@@SCREENDUMP "*) capture "$name-${line#@@SCREENDUMP }" "$qdev"; echo ack >&5 ;;
         *) echo "$line" >> "$O/$name.stdout" ;;
       esac
     done
@@ -141,6 +151,68 @@ if selected pacing && [ -n "$VKMS" ]; then
   done
   stamp pacing
 fi
+# --- hdr: on vkms (patched to offer HDR_OUTPUT_METADATA and Colorspace), `kmstool hdr` records the
+# connector's HDR signalling before, while frames HDR_FRAMES are on glass (the kiosk's screendump
+# handshake runs kmstool instead of a screendump) and after: the two-sequence HDR10 fixture (metadata
+# changes at frame 24) exiting normally ("pq"), the HDR10 fixture on SIGTERM ("pq-term"), then the
+# BT.709 fixture at the first of HDR_FRAMES ("sdr"). Evidence: hdr-<case>-{before,after}.jsonl, hdr-<case>-during-frame-<n>.jsonl
+# (pq-term: -during.jsonl), hdr-<case>.{rc,stderr}.
+# hdr_run CASE FIXTURE FRAMES: present FIXTURE on vkms; at each @@SCREENDUMP record the state, then ack
+hdr_run() {
+  n=hdr-$1
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-before.jsonl"
+  rm -f $TMPDIR/kiosk.in; mkfifo $TMPDIR/kiosk.in; exec 5<>$TMPDIR/kiosk.in
+  { timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$2" --drm-device "$VKMS" --mode "$(mode_of vkms 1024x768)" \
+      --screendump-at "$3" < $TMPDIR/kiosk.in 2> "$O/$n.stderr"; echo $? > "$O/$n.rc"; } \
+  | while IFS= read -r line; do
+      case $line in
+        "@@SCREENDUMP "*) "$KMSTOOL" hdr "$VKMS" > "$O/$n-during-${line#@@SCREENDUMP }.jsonl"; echo ack >&5 ;;
+      esac
+    done
+  exec 5>&-
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-after.jsonl"
+  echo "$n: exit $(cat "$O/$n.rc")"
+}
+if selected hdr && [ -n "$VKMS" ]; then
+  hdr_run pq "$HDR_CHANGE_FIXTURE" "$HDR_FRAMES"
+  # SIGTERM while HDR10 is on glass (after 20 completed flips, or 60 s regardless)
+  n=hdr-pq-term
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-before.jsonl"
+  timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$HDR_FIXTURE" --drm-device "$VKMS" \
+    --mode "$(mode_of vkms 1024x768)" --loop 1000 --flip-log "$O/$n.flips" < /dev/null > /dev/null 2> "$O/$n.stderr" &
+  kiosk=$!
+  timeout 60 sh -c "while [ \$(wc -l < '$O/$n.flips' 2>/dev/null || echo 0) -lt 20 ] && kill -0 $kiosk 2>/dev/null; do sleep 0.2; done"
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-during.jsonl"
+  kill -TERM $kiosk 2>/dev/null
+  wait $kiosk
+  echo $? > "$O/$n.rc"
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-after.jsonl"
+  echo "$n: exit $(cat "$O/$n.rc")"
+  hdr_run sdr "$SMALL_FIXTURE" "${HDR_FRAMES%%,*}"
+  stamp hdr
+fi
+
+# --- overlay: `--stats` with `--stats-dump` (the overlay image on glass at each screendump).
+# bochs-drm has only a primary plane: the overlay is composited into the XRGB frame (present, and
+# connect --demo where the box lies on the black border). vkms (enable_overlay=1): the overlay
+# rides its own AR24 plane above the video, read back with kmstool while the frame is shown.
+if selected overlay; then
+  present overlay-bochs-drm vga "$FIXTURES/$OVERLAY_FIXTURE" --drm-device "$BOCHS" \
+    --mode "$(mode_of bochs-drm 1024x768)" --fps 10 --screendump-at "$OVERLAY_FRAMES" \
+    --stats --stats-dump "$O/overlay-bochs-drm"
+  kiosk_run overlay-demo-bochs-drm vga connect --demo --seconds "$DEMO_SECONDS" --drm-device "$BOCHS" \
+    --mode "$(mode_of bochs-drm 1024x768)" --screendump-at "$OVERLAY_DEMO_FRAMES" \
+    --stats --stats-dump "$O/overlay-demo-bochs-drm"
+  if [ -n "$VKMS" ]; then
+    present overlay-vkms "kmstool:$VKMS" "$FIXTURES/$OVERLAY_FIXTURE" --drm-device "$VKMS" \
+      --mode "$(mode_of vkms 1024x768)" --fps 10 --screendump-at "$OVERLAY_FRAMES" \
+      --stats --stats-dump "$O/overlay-vkms"
+  else
+    echo "overlay: no vkms device (did 99-vkms.ko load?)"
+  fi
+  stamp overlay
+fi
+
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
 stamp checks-end

@@ -13,6 +13,14 @@
  *       Pattern at (x, y): R = x & 255, G = y & 255, B = (x ^ y) & 255.
  *   kmstool takeover DEVICE WxH
  *       Control for the restore check: saves the CRTC, shows grey at WxH for 0.5 s, restores, exits.
+ *   kmstool planes DEVICE PREFIX
+ *       While another client shows a frame: one JSON line listing every plane that carries a
+ *       framebuffer, in plane-resource order (the default stacking order), with its type, zpos,
+ *       CRTC rectangle and framebuffer format; each AR24 framebuffer is read back (GetFB2 handles,
+ *       as root, + dumb map) into PREFIX-plane-<id>.argb: width*height*4 bytes, rows packed.
+ *   kmstool hdr DEVICE
+ *       One JSON line per connector: its HDR_OUTPUT_METADATA blob id and bytes (hex; "" for none)
+ *       and its Colorspace value and enum name (-1 / "" when the connector lacks the property).
  *
  * Exit codes: 0 ok, 1 usage, 2 device/KMS failure (message on stderr).
  */
@@ -161,6 +169,90 @@ static int state(const char *path) {
     return 0;
 }
 
+/* Value of the named property of a plane; 0 with *found = 0 when the plane lacks it. */
+static uint64_t plane_prop(int fd, uint32_t plane, const char *name, int *found) {
+    uint64_t value = 0;
+    *found = 0;
+    drmModeObjectProperties *props = drmModeObjectGetProperties(fd, plane, DRM_MODE_OBJECT_PLANE);
+    for (uint32_t i = 0; props && i < props->count_props && !*found; i++) {
+        drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+        if (p && strcmp(p->name, name) == 0) { value = props->prop_values[i]; *found = 1; }
+        if (p) drmModeFreeProperty(p);
+    }
+    if (props) drmModeFreeObjectProperties(props);
+    return value;
+}
+
+/* Copies an AR24 framebuffer's pixels (rows packed) into PATH. 0 on success. */
+static int read_back(int fd, const drmModeFB2 *fb, const char *path) {
+    struct drm_mode_map_dumb map = { .handle = fb->handles[0] };
+    if (drmIoctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &map)) return -1;
+    size_t size = (size_t)fb->offsets[0] + (size_t)fb->pitches[0] * fb->height;
+    uint8_t *px = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)map.offset);
+    if (px == MAP_FAILED) return -1;
+    FILE *f = fopen(path, "wb");
+    int rc = f ? 0 : -1;
+    for (uint32_t y = 0; f && y < fb->height && rc == 0; y++)
+        if (fwrite(px + fb->offsets[0] + (size_t)y * fb->pitches[0], 4, fb->width, f) != fb->width) rc = -1;
+    if (f && fclose(f)) rc = -1;
+    munmap(px, size);
+    return rc;
+}
+
+static int planes_state(const char *path, const char *prefix) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "kmstool: open %s: %s\n", path, strerror(errno)); return 2; }
+    drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
+    drmSetClientCap(fd, DRM_CLIENT_CAP_ATOMIC, 1);
+    drmModePlaneRes *planes = drmModeGetPlaneResources(fd);
+    if (!planes) { fprintf(stderr, "kmstool: no planes on %s\n", path); return 2; }
+    printf("{\"device\":\"%s\",\"planes\":[", path);
+    int first = 1;
+    for (uint32_t i = 0; i < planes->count_planes; i++) {
+        drmModePlane *p = drmModeGetPlane(fd, planes->planes[i]);
+        if (!p) continue;
+        if (!p->fb_id) { drmModeFreePlane(p); continue; }
+        uint64_t blob;
+        const char *type = plane_type(fd, p->plane_id, &blob);
+        int has_zpos, f;
+        uint64_t zpos = plane_prop(fd, p->plane_id, "zpos", &has_zpos);
+        printf("%s{\"id\":%u,\"index\":%u,\"type\":\"%s\",\"crtc\":%u,\"fb\":%u,", first ? "" : ",",
+               p->plane_id, i, type, p->crtc_id, p->fb_id);
+        first = 0;
+        if (has_zpos) printf("\"zpos\":%" PRIu64 ",", zpos); else printf("\"zpos\":null,");
+        printf("\"crtc_x\":%" PRId64 ",\"crtc_y\":%" PRId64 ",\"crtc_w\":%" PRIu64 ",\"crtc_h\":%" PRIu64,
+               (int64_t)(int32_t)plane_prop(fd, p->plane_id, "CRTC_X", &f),
+               (int64_t)(int32_t)plane_prop(fd, p->plane_id, "CRTC_Y", &f),
+               plane_prop(fd, p->plane_id, "CRTC_W", &f), plane_prop(fd, p->plane_id, "CRTC_H", &f));
+        drmModeFB2 *fb = drmModeGetFB2(fd, p->fb_id);
+        if (fb) {
+            char name[5], file[512];
+            fourcc(fb->pixel_format, name);
+            printf(",\"format\":\"%s\",\"modifier\":\"0x%" PRIx64 "\",\"width\":%u,\"height\":%u", name,
+                   (uint64_t)fb->modifier, fb->width, fb->height);
+            if (fb->pixel_format == DRM_FORMAT_ARGB8888 && fb->handles[0]) {
+                snprintf(file, sizeof file, "%s-plane-%u.argb", prefix, p->plane_id);
+                int rc = read_back(fd, fb, file);
+                printf(",\"dump\":\"%s\",\"dump_error\":%s", file, rc ? "\"map or write failed\"" : "null");
+            } else if (fb->pixel_format == DRM_FORMAT_ARGB8888) {
+                printf(",\"dump_error\":\"no handle (not root?)\"");
+            }
+            for (int h = 0; h < 4; h++) {
+                int dup = 0;
+                for (int k = 0; k < h; k++) dup |= fb->handles[k] == fb->handles[h];
+                if (fb->handles[h] && !dup) drmCloseBufferHandle(fd, fb->handles[h]);
+            }
+            drmModeFreeFB2(fb);
+        }
+        printf("}");
+        drmModeFreePlane(p);
+    }
+    printf("]}\n");
+    drmModeFreePlaneResources(planes);
+    close(fd);
+    return 0;
+}
+
 /* Opens PATH, finds the first connected connector offering WxH and a CRTC for it, and fills a new
  * XRGB8888 framebuffer with the pattern (solid grey when `solid`). 0 on success, 2 on failure. */
 struct output { int fd; uint32_t crtc, conn, fb; drmModeModeInfo mode; };
@@ -243,6 +335,44 @@ static int takeover(const char *path, unsigned w, unsigned h) {
     return 0;
 }
 
+/* The HDR signalling a connector carries now (what a sink would be told). */
+static int hdr_state(const char *path) {
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "kmstool: open %s: %s\n", path, strerror(errno)); return 2; }
+    drmModeRes *res = drmModeGetResources(fd);
+    if (!res) { fprintf(stderr, "kmstool: no KMS resources on %s\n", path); close(fd); return 2; }
+    for (int i = 0; i < res->count_connectors; i++) {
+        uint32_t id = res->connectors[i];
+        drmModeObjectProperties *props = drmModeObjectGetProperties(fd, id, DRM_MODE_OBJECT_CONNECTOR);
+        if (!props) continue;
+        long long blob_id = -1, colorspace = -1;
+        char bytes[2 * 256 + 1] = "", cs_name[DRM_PROP_NAME_LEN + 1] = "";
+        for (uint32_t k = 0; k < props->count_props; k++) {
+            drmModePropertyRes *p = drmModeGetProperty(fd, props->props[k]);
+            if (!p) continue;
+            uint64_t v = props->prop_values[k];
+            if (strcmp(p->name, "HDR_OUTPUT_METADATA") == 0) {
+                blob_id = (long long)v;
+                drmModePropertyBlobRes *b = v ? drmModeGetPropertyBlob(fd, (uint32_t)v) : NULL;
+                for (uint32_t j = 0; b && j < b->length && j < 256; j++)
+                    sprintf(bytes + 2 * j, "%02x", ((const unsigned char *)b->data)[j]);
+                if (b) drmModeFreePropertyBlob(b);
+            } else if (strcmp(p->name, "Colorspace") == 0) {
+                colorspace = (long long)v;
+                for (int e = 0; e < p->count_enums; e++)
+                    if (p->enums[e].value == v) snprintf(cs_name, sizeof cs_name, "%s", p->enums[e].name);
+            }
+            drmModeFreeProperty(p);
+        }
+        drmModeFreeObjectProperties(props);
+        printf("{\"connector\":%u,\"hdr_output_metadata\":%lld,\"bytes\":\"%s\",\"colorspace\":%lld,"
+               "\"colorspace_name\":\"%s\"}\n", id, blob_id, bytes, colorspace, cs_name);
+    }
+    drmModeFreeResources(res);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "probe") == 0) {
         char path[64];
@@ -253,11 +383,13 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc == 3 && strcmp(argv[1], "state") == 0) return state(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "planes") == 0) return planes_state(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "hdr") == 0) return hdr_state(argv[2]);
     unsigned w, h;
     if (argc == 4 && strcmp(argv[1], "hold") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
         return hold(argv[2], w, h);
     if (argc == 4 && strcmp(argv[1], "takeover") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
         return takeover(argv[2], w, h);
-    fprintf(stderr, "usage: kmstool probe | state DEVICE | hold DEVICE WxH | takeover DEVICE WxH\n");
+    fprintf(stderr, "usage: kmstool probe | state DEVICE | planes DEVICE PREFIX | hdr DEVICE | hold DEVICE WxH | takeover DEVICE WxH\n");
     return 1;
 }

@@ -1,0 +1,37 @@
+import Display
+import Foundation
+import PunktfunkSession
+
+/// The session figures the stats overlay shows, handed from the pump thread (each second's
+/// `PumpStats`) to the presenting thread, which reads them with the decode stage's totals.
+public final class LiveStats: @unchecked Sendable {
+    private let lock = NSLock()
+    private var framesLost: UInt64 = 0
+    private var offsetNs: Int64?
+
+    public init() {}
+
+    /// Pump thread: the newest per-second stats.
+    public func update(_ stats: PumpStats) {
+        lock.withLock { framesLost = stats.framesLost; offsetNs = stats.clockOffsetNs }
+    }
+
+    /// Chains `update` after the session's existing `onStats` (call from `StreamPipeline.prepare`).
+    public func observe(_ session: ClientSession) {
+        let previous = session.onStats
+        session.onStats = { [self] stats in
+            previous?(stats)
+            update(stats)
+        }
+    }
+
+    /// Host − client clock offset of the newest stats (nil before the first second).
+    public var clockOffsetNs: Int64? { lock.withLock { offsetNs } }
+
+    /// The overlay's counters: video bytes and decode figures from `stage`, loss from the session.
+    public func counters(stage: DecodeStage) -> StatsCounters {
+        let t = stage.totals
+        return StatsCounters(videoBytes: t.bytes, decodedPictures: t.pictures, decodeNs: t.decodeNs,
+                             framesLost: lock.withLock { framesLost })
+    }
+}
