@@ -16,6 +16,7 @@ public struct DMABufFrame: Sendable {
         public var size: UInt32
         /// DRM format modifier (the same for every object of a frame; validated on export).
         public var modifier: UInt64
+        public init(fd: Int32, size: UInt32, modifier: UInt64) { self.fd = fd; self.size = size; self.modifier = modifier }
     }
 
     /// One plane: a layer of the SEPARATE_LAYERS export (luma R8/R16, chroma GR88/GR1616).
@@ -28,6 +29,9 @@ public struct DMABufFrame: Sendable {
         public var offset: UInt32
         /// Bytes per row.
         public var pitch: UInt32
+        public init(drmFormat: UInt32, objectIndex: Int, offset: UInt32, pitch: UInt32) {
+            self.drmFormat = drmFormat; self.objectIndex = objectIndex; self.offset = offset; self.pitch = pitch
+        }
     }
 
     /// What the reader waits for before scanning out.
@@ -60,6 +64,14 @@ public struct DMABufFrame: Sendable {
     /// Keeps the surface and the fds alive; `release()` gives both back.
     public var lease: SurfaceLease
 
+    public init(pts: Int64, width: Int, height: Int, crop: FrameCrop, colour: FrameColour, pixelFormat: DecodedPixelFormat,
+                fourcc: UInt32, objects: [Object], planes: [Plane], fence: Fence, surface: UInt32, generation: Int,
+                lease: SurfaceLease) {
+        self.pts = pts; self.width = width; self.height = height; self.crop = crop; self.colour = colour
+        self.pixelFormat = pixelFormat; self.fourcc = fourcc; self.objects = objects; self.planes = planes
+        self.fence = fence; self.surface = surface; self.generation = generation; self.lease = lease
+    }
+
     /// Visible size in luma samples.
     public var visibleWidth: Int { max(0, width - crop.left - crop.right) }
     public var visibleHeight: Int { max(0, height - crop.top - crop.bottom) }
@@ -75,7 +87,8 @@ public final class SurfaceLease: Sendable {
     }
     private let state: Mutex<State>
 
-    init(fds: [Int32], onRelease: @escaping @Sendable () -> Void) {
+    /// - Parameters: fds: closed at release; onRelease: runs once, at the first release.
+    public init(fds: [Int32], onRelease: @escaping @Sendable () -> Void) {
         state = Mutex(State(fds: fds, onRelease: onRelease))
     }
 

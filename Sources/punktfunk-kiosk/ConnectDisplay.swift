@@ -108,13 +108,10 @@ extension ConnectCommand {
             if case .failure(let error)? = pipeline.result { throw finish(1, error.description) }
             throw finish(1, "the host sent no picture that could be decoded")
         }
-        guard case .cpu(let picture) = first else {
-            throw finish(1, "the \(pipeline.stage.rung?.rawValue ?? "") rung hands out dma-buf frames, which the presenter does not import yet; use --decoder software")
-        }
         let log: FlipLog?
         do {
             presenter.setHDRMetadata(pipeline.hostHDR.takeNew())
-            _ = try presenter.configure(for: picture)
+            _ = try presenter.configure(for: first)
             log = try flipLog.map { p throws(KMSError) in try FlipLog(path: p) }
         } catch { throw finish(1, "\(error)") }
         presenter.reportStart()

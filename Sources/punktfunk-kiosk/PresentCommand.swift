@@ -26,6 +26,8 @@ struct PresentCommand: ParsableCommand {
     @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.")
     var flipLog: String?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
+    @Option(name: .customLong("dmabuf-via"), help: ArgumentHelp("Test fake for the VA-API rung's exports: hand each decoded frame to the presenter as a dma-buf of this vgem device (VM harness).", visibility: .hidden))
+    var dmabufVia: String?
     @Flag(help: "Show a stats overlay in the top-left corner: fps, Mb/s, loss, decode ms, ready→glass p50/p95.")
     var stats = false
     @Option(name: .customLong("stats-dump"), help: "With --stats and --screendump-at: write the overlay image on glass at each screendump as PREFIX-frame-<n>.argb (test harnesses).")
@@ -64,6 +66,14 @@ struct PresentCommand: ParsableCommand {
         let vt = VTSwitch()
         var source = DecodedFileSource(accessUnits: accessUnits, passes: loop,
                                        deadlineNs: seconds.map { MonotonicClock.nowNs() + UInt64($0 * 1e9) })
+        let exporter: VGEMExporter?
+        do { exporter = try dmabufVia.map { p throws(KMSError) in try VGEMExporter(path: p) } } catch { throw fail("\(error)") }
+        /// The next frame, as a vgem dma-buf with --dmabuf-via.
+        func next() throws -> SourcedFrame? {
+            guard var s = try source.next() else { return nil }
+            if let exporter, case .cpu(let f) = s.frame { s.frame = .dmaBuf(try exporter.export(f)) }
+            return s
+        }
         func finish(_ code: Int32, _ message: String? = nil) -> ExitCode {
             presenter.shutdown()
             vt?.restore()
@@ -75,9 +85,8 @@ struct PresentCommand: ParsableCommand {
         do { log = try flipLog.map { p throws(KMSError) in try FlipLog(path: p) } } catch { throw finish(1, "\(error)") }
         let outcome: PresentLoop.Outcome
         do {
-            guard let first = try source.next() else { throw finish(1, "no frame decoded from \(file)") }
-            guard case .cpu(let picture) = first.frame else { throw finish(1, "unexpected frame kind") }
-            try presenter.configure(for: picture)
+            guard let first = try next() else { throw finish(1, "no frame decoded from \(file)") }
+            try presenter.configure(for: first.frame)
             presenter.reportStart()
             var peeked: SourcedFrame? = first
             let presentLoop = PresentLoop(presenter: presenter, signals: signals, vt: vt, fps: fps,
@@ -91,7 +100,7 @@ struct PresentCommand: ParsableCommand {
             }
             outcome = try presentLoop.run {
                 if let p = peeked { peeked = nil; return p }
-                return try source.next()
+                return try next()
             }
             log?.summary(presentLoop.pacer.stats)
         } catch let exit as ExitCode {

@@ -3,13 +3,15 @@ import Foundation
 
 extension Presenter {
     /// The start-up line on stderr: `{"drm":{"device":…,"driver":…,"connector":…,"crtc":…,
-    /// "plane":…,"mode":"WxH@Hz","format":…,"signal":"HDR10 (BT2020_RGB)" or "SDR (why)"}}`
+    /// "plane":…,"mode":"WxH@Hz","format":…,"signal":"HDR10 (BT2020_RGB)" or "SDR (why)"[,
+    /// "dmabuf":"imported (zero copy)" or "copied through the CPU (why)"]}}`
     /// (scripts and the VM harness read it).
     func reportStart() {
         let line = "{\"drm\":{\"device\":\(JSON.string(device.path)),\"driver\":\(JSON.string(device.driver)),"
             + "\"connector\":\(JSON.string(connector.name)),\"crtc\":\(crtc),\"plane\":\(plan?.plane ?? 0),"
             + "\"mode\":\(JSON.string(mode.name)),\"format\":\(JSON.string(formatName)),"
-            + "\"signal\":\(JSON.string(outputSignal.description))}}\n"
+            + "\"signal\":\(JSON.string(outputSignal.description))"
+            + (importRoute.map { ",\"dmabuf\":\(JSON.string($0))" } ?? "") + "}}\n"
         FileHandle.standardError.write(Data(line.utf8))
     }
 }

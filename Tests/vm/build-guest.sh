@@ -62,7 +62,7 @@ if [ ! -f "$k/initrd.gz" ] || [ "$here/init" -nt "$k/initrd.gz" ] || [ "$k/vkms.
   if ldd "$root/bin/busybox" >/dev/null 2>&1; then echo "vm-build: busybox is not static (install busybox-static)" >&2; exit 1; fi
   cp "$here/init" "$root/init" && chmod 755 "$root/init"
   n=10
-  for m in bochs virtio-gpu 9pnet_virtio 9p virtio_pci; do
+  for m in bochs virtio-gpu 9pnet_virtio 9p virtio_pci vgem; do
     modprobe -d "$k/kernel" -S "$kver" --show-depends "$m"
   done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
     name=$(basename "$ko")

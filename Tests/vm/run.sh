@@ -69,7 +69,7 @@ cp "$repo/Sources/Kiosk/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # w
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'

@@ -191,6 +191,53 @@ def check_glass(out, fixtures, glass_fixtures, small_fixture, frames):
                        + f"; non-black border bytes {border}; kiosk exit {rc}")
 
 
+def startup_line(out, name):
+    """The kiosk's {"drm":{...}} start-up line from its stderr, as a dict (empty when missing)."""
+    for line in read_text(os.path.join(out, f"{name}.stderr")).splitlines():
+        if line.startswith('{"drm":'):
+            try:
+                return json.loads(line)["drm"]
+            except ValueError:
+                return {}
+    return {}
+
+
+def check_dmabuf(out, fixtures, frames):
+    """Frames as vgem dma-bufs: on bochs-drm the screendumps must match the decoded frames within
+    the glass limits (picture through the copy route), on both devices the start-up line must say
+    the pictures are copied through the CPU with the kernel's refusal as the reason."""
+    fx = "glass-1024x768.hevc"
+    fw, fh, ref = reference_frames(os.path.join(fixtures, fx), {m for n in frames for m in (n - 1, n, n + 1) if m >= 0})
+    for drv in ("bochs-drm", "vkms"):
+        name = f"dmabuf-{drv}"
+        rc = rc_of(out, name)
+        route = startup_line(out, name).get("dmabuf", "")
+        # bochs-drm (VRAM helpers) cannot import a foreign dma-buf at all; vkms (shmem helpers)
+        # imports it and accepts the NV12 framebuffer (ADDFB2 checks pitches/offsets against the
+        # object), then no plane takes NV12: the reason names exactly that step.
+        want = "PRIME_FD_TO_HANDLE" if drv == "bochs-drm" else "no plane shows NV12 with modifier 0x0"
+        ok_route = route.startswith("copied through the CPU (") and want in route
+        if drv == "vkms":
+            report(rc == 0 and ok_route, f"dmabuf {drv} imported (PRIME + ADDFB2 NV12), no NV12 plane, copy route",
+                   f"exit {rc}; route {route!r} {stderr_hint(out, name) if rc else ''}")
+            continue
+        for n in frames:
+            label = f"dmabuf {drv} frame {n} (vgem dma-buf, copy route)"
+            shot = os.path.join(out, f"{name}-frame-{n}.ppm")
+            if not os.path.exists(shot):
+                report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+                continue
+            w, h, px = read_ppm(shot)
+            x0, y0 = (w - fw) // 2, (h - fh) // 2
+            shown = crop(w, px, x0, y0, fw, fh)
+            mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
+            neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
+            ok = (rc == 0 and ok_route and (w, h) == (fw, fh) and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS
+                  and top <= GLASS_MAX_ABS and all(v > mean for v in neighbours.values()))
+            report(ok, label, f"route {route!r}; |err| vs ffmpeg rgb24 mean {mean:.3f} p99.9 {p999} max {top}; "
+                   + "vs neighbours " + ", ".join(f"frame {m} {v:.2f}" for m, v in neighbours.items()) + f"; kiosk exit {rc}")
+
+
 def check_demo(out, fixtures, demo_fixture, frames):
     """`connect --demo` on glass: which picture of the looped stream is on screen depends on
     timing, so each screendump must match SOME frame of the demo stream (best of all frames)
@@ -706,6 +753,8 @@ def main():
         check_pacing(a.out, len(reference_frames(pacing, range(100000))[2]))
     if "hdr" in checks:
         check_hdr(a.out, a.fixtures, env)
+    if "dmabuf" in checks:
+        check_dmabuf(a.out, a.fixtures, frames)
     if "overlay" in checks:
         check_overlay(a.out, a.fixtures, env["OVERLAY_FIXTURE"], [int(x) for x in env["OVERLAY_FRAMES"].split(",")],
                       env["DEMO_FIXTURE"], [int(x) for x in env["OVERLAY_DEMO_FRAMES"].split(",")])

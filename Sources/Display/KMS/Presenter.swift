@@ -36,16 +36,22 @@ public final class Presenter {
     /// HDR10 or SDR signalling on the connector (HDROutput.swift).
     private var hdr: HDROutput
 
-    /// One ring entry.
+    /// One ring entry: a dumb buffer of ours (CPU route), or an imported dma-buf picture whose
+    /// surface lease is given back when the slot is freed (after the flip that replaced it).
     private final class Slot {
-        let buffer: DumbBuffer
+        let buffer: DumbBuffer?
+        let framebuffer: UInt32
+        var picture: DMABufFrame?
         var frame: UInt64?
         var releaseRequested = false
         /// Where the last XRGB conversion drew (the rest of the buffer is black).
         var drawn: PixelRect?
         /// The stats overlay blended into the buffer (compositing route).
         var overlay: OverlayImage?
-        init(_ b: DumbBuffer) { buffer = b }
+        init(_ b: DumbBuffer) { buffer = b; framebuffer = b.framebuffer }
+        init(imported framebuffer: UInt32, picture: DMABufFrame?) {
+            buffer = nil; self.framebuffer = framebuffer; self.picture = picture
+        }
     }
 
     /// Buffers and geometry for one frame layout.
@@ -61,6 +67,11 @@ public final class Presenter {
         var drawRect: PixelRect
         var converter: YUVToRGBConverter
         var colour: (encoding: UInt64?, range: UInt64?)
+        /// Import route: framebuffers of the decoder's surfaces; `slots` holds one per picture
+        /// between fill and release (at most `ringSize`). nil on the CPU route.
+        var imports: PrimeFramebufferCache?
+        /// A slot showing one imported surface without a picture, for TEST_ONLY commits.
+        var probe: Slot?
     }
 
     /// Frames with the same key share a pipeline.
@@ -69,7 +80,11 @@ public final class Presenter {
         var width: Int, height: Int
         var crop: FrameCrop
         var colour: FrameColour
+        /// nil: CPU planes; else an imported surface pool (its modifier and decoder generation).
+        var imported: ImportedPool?
     }
+
+    struct ImportedPool: Equatable { var modifier: UInt64; var generation: Int }
 
     private var pipeline: Pipeline?
     /// The stats overlay and its route (OverlayLayer.swift).
@@ -77,6 +92,10 @@ public final class Presenter {
     /// Slots of a replaced pipeline, kept until the next flip completes (one of them may be on screen).
     private var retired: [Slot] = []
     private var retiredBackground: DumbBuffer?
+    private var retiredImports: PrimeFramebufferCache?
+    /// Why dma-buf pictures of a decoder generation are copied through the CPU instead of
+    /// imported (no plane takes them, the import failed); nil while importing works.
+    private var importRefusal: (generation: Int, reason: String)?
     private var needsModeset = true
     private var currentSlot: Slot?
     private var queuedSlot: Slot?
@@ -166,10 +185,7 @@ public final class Presenter {
                     try addState(to: &sdr, pipeline: candidate, slot: candidate.slots[0], modeset: true)
                     try sdr.test(on: device, flags: CommitFlags.allowModeset)
                 }
-                if let old = pipeline {
-                    retired.append(contentsOf: old.slots)
-                    retiredBackground = old.background
-                }
+                retire(pipeline)
                 pipeline = candidate
                 self.plan = plan
                 routeOverlay(candidate)
@@ -182,7 +198,102 @@ public final class Presenter {
         throw lastError
     }
 
-    private func makePipeline(plan: PlanePlan, key: LayoutKey, frame: DecodedFrame) throws(KMSError) -> Pipeline {
+    /// `configure(for:)` for any picture: a dma-buf picture gets the import route when a plane
+    /// takes its format and modifier (TEST_ONLY-confirmed), else the CPU route its read-back
+    /// pixels need (linear buffers only; the reason is kept in `importRoute`).
+    @discardableResult
+    public func configure(for picture: DecodedPicture) throws(KMSError) -> PlanePlan {
+        switch picture {
+        case .cpu(let f): return try configure(for: f)
+        case .dmaBuf(let d):
+            if importRefusal?.generation != d.generation {
+                do throws(KMSError) { return try configureImport(d) } catch {
+                    importRefusal = (d.generation, "\(error)")
+                }
+            }
+            return try configure(for: readBack(d))
+        }
+    }
+
+    /// How dma-buf pictures reach glass: "imported (zero copy)", "copied through the CPU (why)",
+    /// or nil before the first one.
+    public var importRoute: String? {
+        if let r = importRefusal { return "copied through the CPU (\(r.reason))" }
+        return pipeline?.imports != nil ? "imported (zero copy)" : nil
+    }
+
+    /// The import route for `d`'s pool: the first plan whose plane takes the surface's fourcc and
+    /// modifier and whose TEST_ONLY modeset with `d`'s framebuffer passes.
+    private func configureImport(_ d: DMABufFrame) throws(KMSError) -> PlanePlan {
+        let modifier = d.objects.first?.modifier ?? FormatModifier.invalid
+        let key = LayoutKey(format: d.pixelFormat, width: d.width, height: d.height, crop: d.crop, colour: d.colour,
+                            imported: ImportedPool(modifier: modifier, generation: d.generation))
+        if let p = pipeline, p.key == key { return p.plan }
+        guard d.visibleWidth > 0, d.visibleHeight > 0 else { throw .badFrame("empty visible window") }
+        let fourcc: FourCC = d.pixelFormat == .nv12 ? .nv12 : .p010
+        let layout = try PrimeLayout(d)
+        let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex, wanted: [(fourcc, layout.modifier)])
+        var lastError: KMSError = .noPlane(format: "\(fourcc) with modifier 0x\(String(layout.modifier, radix: 16))")
+        _ = hdr.select(for: key.colour)
+        // Imported before the plane search: the TEST_ONLY commits need the framebuffer, and when
+        // no plane takes the format the refusal still says whether the kernel accepted the buffer
+        // (once per decoder generation; the copy route follows either way).
+        let imports = PrimeFramebufferCache(device: device)
+        let framebuffer = try imports.framebuffer(for: d)
+        // The converter only names the colour properties here (no CPU conversion on this route).
+        let stand = DecodedFrame(pts: d.pts, width: d.width, height: d.height, crop: d.crop, pixelFormat: d.pixelFormat,
+                                 planes: [], colour: d.colour)
+        for plan in plans {
+            do throws(KMSError) {
+                var candidate = try makePipeline(plan: plan, key: key, frame: stand, importing: true)
+                let probe = Slot(imported: framebuffer, picture: nil)
+                candidate.imports = imports
+                candidate.probe = probe
+                var req = try AtomicRequest()
+                try addState(to: &req, pipeline: candidate, slot: probe, modeset: true)
+                do throws(KMSError) { try req.test(on: device, flags: CommitFlags.allowModeset) } catch {
+                    guard hdr.signal.isHDR else { throw error }
+                    hdr.refuse(because: error)
+                    var sdr = try AtomicRequest()
+                    try addState(to: &sdr, pipeline: candidate, slot: probe, modeset: true)
+                    try sdr.test(on: device, flags: CommitFlags.allowModeset)
+                }
+                retire(pipeline)
+                pipeline = candidate
+                self.plan = plan
+                importRefusal = nil
+                routeOverlay(candidate)
+                needsModeset = true
+                return plan
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// A dma-buf picture's pixels on the CPU (waits for its fence), for the copy route.
+    private func readBack(_ d: DMABufFrame) throws(KMSError) -> DecodedFrame {
+        do {
+            return try d.readPixels(timeoutMilliseconds: 500)
+        } catch {
+            let why = importRefusal?.reason ?? "no plane imports it"
+            throw .badFrame("dma-buf picture can neither be imported (\(why)) nor read on the CPU (\(error))")
+        }
+    }
+
+    /// The sync_file to pass as the video plane's IN_FENCE_FD: the first object's; the others
+    /// (multi-object exports) are waited for here, at most 100 ms each. nil = nothing to wait for.
+    private static func inFence(_ d: DMABufFrame) -> Int32? {
+        guard case .syncFiles(let files) = d.fence, let first = files.first else { return nil }
+        for f in files.dropFirst() {
+            var p = pollfd(fd: f, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, 100)
+        }
+        return first
+    }
+
+    private func makePipeline(plan: PlanePlan, key: LayoutKey, frame: DecodedFrame, importing: Bool = false) throws(KMSError) -> Pipeline {
         let visible = PixelRect(x: frame.crop.left, y: frame.crop.top, width: frame.visibleWidth, height: frame.visibleHeight)
         guard let fit = PlaneGeometry.fit(width: visible.width, height: visible.height,
                                           crtcWidth: mode.width, crtcHeight: mode.height) else {
@@ -200,7 +311,7 @@ public final class Presenter {
             return Pipeline(key: key, plan: plan, slots: slots, background: nil, source: FixedPointRect(full),
                             destination: full, drawRect: fit, converter: converter, colour: (nil, nil))
         }
-        for _ in 0..<Self.ringSize {
+        for _ in 0..<(importing ? 0 : Self.ringSize) {
             slots.append(Slot(try DumbBuffer(device: device, width: frame.width, height: frame.height, format: plan.format)))
         }
         var background: DumbBuffer?
@@ -228,7 +339,8 @@ public final class Presenter {
             req.add(crtcProps, "ACTIVE", 1)
         }
         let video = planeProps[p.plan.plane]!
-        req.add(video, "FB_ID", UInt64(slot.buffer.framebuffer))
+        req.add(video, "FB_ID", UInt64(slot.framebuffer))
+        if let fence = slot.picture.flatMap(Self.inFence), video["IN_FENCE_FD"] != nil { req.add(video, "IN_FENCE_FD", UInt64(fence)) }
         req.add(video, "CRTC_ID", UInt64(crtc))
         req.add(video, "SRC_X", p.source.x); req.add(video, "SRC_Y", p.source.y)
         req.add(video, "SRC_W", p.source.width); req.add(video, "SRC_H", p.source.height)
@@ -256,34 +368,54 @@ public final class Presenter {
     // MARK: frames
 
     /// Whether a ring slot is free for the next frame.
-    public var hasFreeSlot: Bool { pipeline?.slots.contains { $0.frame == nil } ?? true }
+    public var hasFreeSlot: Bool {
+        guard let p = pipeline else { return true }
+        return p.imports != nil ? p.slots.count < Self.ringSize : p.slots.contains { $0.frame == nil }
+    }
 
-    /// Copies (YUV plane) or converts (XRGB plane) `frame` into a free slot tagged `id`,
-    /// reconfiguring first when its layout changed.
-    /// - Returns: false when no slot is free (nothing was done).
-    /// - Throws: `KMSError` from configuration or a malformed frame.
-    ///
-    /// `.dmaBuf` pictures (VA-API rung) are meant to be imported once per surface
-    /// (`drmPrimeFDToHandle` + `AddFB2WithModifiers`, FB cached by surface) and scanned out without
-    /// a copy, their lease released when the next flip completed; that import is not built yet
-    /// and such pictures are refused with `.noPlane`.
+    /// Copies (YUV plane) or converts (XRGB plane) a CPU `frame` into a free slot tagged `id`,
+    /// or takes a dma-buf picture as it is (its surface's framebuffer, imported once), reconfiguring
+    /// first when the layout changed. A dma-buf picture no plane takes is read back through the CPU
+    /// (linear buffers only) and its lease given back at once.
+    /// - Returns: false when no slot is free (nothing was done; the caller keeps the picture).
+    /// - Throws: `KMSError` from configuration or a malformed frame. A thrown dma-buf picture is
+    ///   still the caller's to release.
     public func fill(_ frame: DecodedPicture, id: UInt64) throws(KMSError) -> Bool {
-        guard case .cpu(let f) = frame else {
-            throw .noPlane(format: "dma-buf pictures (VA-API import not built yet)")
+        let f: DecodedFrame
+        switch frame {
+        case .cpu(let cpu): f = cpu
+        case .dmaBuf(let d):
+            if importRefusal?.generation != d.generation {
+                do throws(KMSError) {
+                    try configureImport(d)
+                    guard let p = pipeline, let imports = p.imports, p.slots.count < Self.ringSize else { return false }
+                    let slot = Slot(imported: try imports.framebuffer(for: d), picture: d)
+                    slot.frame = id
+                    pipeline?.slots.append(slot)
+                    return true
+                } catch {
+                    importRefusal = (d.generation, "\(error)")
+                }
+            }
+            if let p = pipeline, p.imports == nil, !hasFreeSlot { return false }
+            f = try readBack(d)
+            guard try fill(.cpu(f), id: id) else { return false }
+            d.lease.release()
+            return true
         }
         try configure(for: f)
-        guard let p = pipeline, let slot = p.slots.first(where: { $0.frame == nil }) else { return false }
+        guard let p = pipeline, let slot = p.slots.first(where: { $0.frame == nil }), let buffer = slot.buffer else { return false }
         if p.plan.format == .xrgb8888 {
             if slot.drawn != p.drawRect {
-                slot.buffer.clearToBlack()
+                buffer.clearToBlack()
                 slot.drawn = p.drawRect
             }
             var columns = scratchColumns
-            try p.converter.convert(f, into: slot.buffer.map, pitch: slot.buffer.pitch, rect: p.drawRect, columns: &columns)
+            try p.converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
             scratchColumns = columns
-            slot.overlay = overlay.composite(into: slot.buffer, video: p.drawRect)
+            slot.overlay = overlay.composite(into: buffer, video: p.drawRect)
         } else {
-            slot.buffer.copyPlanes(of: VideoFramePlanes(f))
+            buffer.copyPlanes(of: VideoFramePlanes(f))
         }
         slot.frame = id
         slot.releaseRequested = false
@@ -331,11 +463,14 @@ public final class Presenter {
             queuedSlot = nil
             overlay.flipCompleted()
             if let previous, previous !== q, previous.releaseRequested {
-                previous.frame = nil; previous.releaseRequested = false
+                free(previous)
             }
             if !retired.isEmpty, !retired.contains(where: { $0 === q }) {
+                for slot in retired { slot.picture?.lease.release() }
                 retired.removeAll()
                 retiredBackground = nil
+                retiredImports?.removeAll()
+                retiredImports = nil
             }
         }
     }
@@ -348,7 +483,30 @@ public final class Presenter {
         if slot === currentSlot || slot === queuedSlot {
             slot.releaseRequested = true
         } else {
-            slot.frame = nil
+            free(slot)
+        }
+    }
+
+    /// Frees a slot no longer on screen nor queued: a dumb buffer becomes reusable, an imported
+    /// picture's lease goes back to the decoder and its slot leaves the pipeline.
+    private func free(_ slot: Slot) {
+        slot.frame = nil
+        slot.releaseRequested = false
+        guard let picture = slot.picture else { return }
+        slot.picture = nil
+        picture.lease.release()
+        pipeline?.slots.removeAll { $0 === slot }
+        retired.removeAll { $0 === slot }
+    }
+
+    /// Moves a replaced pipeline's buffers aside until the next flip completes.
+    private func retire(_ old: Pipeline?) {
+        guard let old else { return }
+        retired.append(contentsOf: old.slots)
+        retiredBackground = old.background
+        if let imports = old.imports {
+            retiredImports?.removeAll()
+            retiredImports = imports
         }
     }
 
@@ -420,7 +578,9 @@ public final class Presenter {
         isShutDown = true
         if isActive { restoreSavedState() }
         currentSlot = nil; queuedSlot = nil
-        pipeline = nil; retired = []; retiredBackground = nil
+        for slot in (pipeline?.slots ?? []) + retired { slot.picture?.lease.release() }
+        pipeline?.imports?.removeAll(); retiredImports?.removeAll()
+        pipeline = nil; retired = []; retiredBackground = nil; retiredImports = nil
         overlay.releaseAll()
         device.destroyBlob(modeBlob)
         if let savedModeBlob { device.destroyBlob(savedModeBlob) }
@@ -466,7 +626,8 @@ public final class Presenter {
         overlay.route(video: p.plan, planes: planes, crtcIndex: crtcIndex, device: device, planeProps: planeProps) { _ in
             do {
                 var req = try AtomicRequest()
-                try addState(to: &req, pipeline: p, slot: p.slots[0], modeset: true)
+                guard let slot = p.probe ?? p.slots.first else { return false }
+                try addState(to: &req, pipeline: p, slot: slot, modeset: true)
                 try req.test(on: device, flags: CommitFlags.allowModeset)
                 return true
             } catch {

@@ -58,7 +58,9 @@ kiosk_run() {
 stamp checks-start
 "$KMSTOOL" probe > "$O/kmstool-probe.jsonl"
 BOCHS=$(device_of bochs-drm) VIRTIO=$(device_of virtio_gpu) VKMS=$(device_of vkms)
-echo "devices: bochs-drm=$BOCHS virtio_gpu=$VIRTIO vkms=$VKMS"
+# vgem has no KMS (kmstool's probe skips it): found by its platform device
+VGEM=$(for c in /dev/dri/card*; do [ "$(basename "$(readlink -f /sys/class/drm/${c##*/}/device)")" = vgem ] && echo "$c"; done | head -1)
+echo "devices: bochs-drm=$BOCHS virtio_gpu=$VIRTIO vkms=$VKMS vgem=$VGEM"
 
 # --- probe: what the kiosk would use on every device
 if selected probe; then
@@ -151,6 +153,20 @@ if selected pacing && [ -n "$VKMS" ]; then
   done
   stamp pacing
 fi
+# --- dmabuf: decoded frames handed to the presenter as real dma-bufs exported by vgem (the test
+# fake standing in for VA-API exports). No guest plane scans out NV12, so the presenter must try the
+# import (bochs-drm cannot import foreign buffers; vkms imports them but refuses an NV12
+# framebuffer), fall back to reading the pixels through the CPU, and show the same picture as glass.
+if selected dmabuf && [ -n "$VGEM" ]; then
+  present "dmabuf-bochs-drm" vga "$FIXTURES/glass-1024x768.hevc" --drm-device "$BOCHS" \
+    --mode "$(mode_of bochs-drm 1024x768)" --screendump-at "$GLASS_FRAMES" --dmabuf-via "$VGEM"
+  [ -n "$VKMS" ] && kiosk_run "dmabuf-vkms" none present "$FIXTURES/glass-1024x768.hevc" --drm-device "$VKMS" \
+    --mode "$(mode_of vkms 1024x768)" --dmabuf-via "$VGEM"
+  stamp dmabuf
+elif selected dmabuf; then
+  echo "dmabuf: no vgem device"
+fi
+
 # --- hdr: on vkms (patched to offer HDR_OUTPUT_METADATA and Colorspace), `kmstool hdr` records the
 # connector's HDR signalling before, while frames HDR_FRAMES are on glass (the kiosk's screendump
 # handshake runs kmstool instead of a screendump) and after: the two-sequence HDR10 fixture (metadata

@@ -98,6 +98,11 @@ static void probe_device(const char *path) {
     drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1);
     drmVersion *ver = drmGetVersion(fd);
     drmModeRes *res = drmModeGetResources(fd);
+    if (!res) {  /* no KMS (vgem): nothing to present on, and the kiosk's probe skips it too */
+        if (ver) drmFreeVersion(ver);
+        close(fd);
+        return;
+    }
     uint64_t modifiers_cap = 0;
     drmGetCap(fd, DRM_CAP_ADDFB2_MODIFIERS, &modifiers_cap);
     printf("{\"device\":\"%s\",\"driver\":\"%s\",\"addfb2_modifiers\":%" PRIu64 ",\"connectors\":[",
