@@ -79,7 +79,7 @@ let package = Package(
         // Opus encode (test tone) / decode; ALSA output comes later.
         .target(name: "Audio", dependencies: ["COpus"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
-        .target(name: "Display", dependencies: ["VideoDecode", "CDRM", "CCairo", "PunktfunkWire"]),
+        .target(name: "Display", dependencies: ["VideoDecode", "CDRM", "CCairo", "CPunktfunkLinux", "PunktfunkWire"]),
         // The app layer: session → decode → present pipeline, the embedded demo host.
         .target(
             name: "Kiosk",

@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include <sys/eventfd.h>
+#include <poll.h>
+#include <time.h>
 #include "pf_linux.h"
 
 #include <errno.h>
@@ -51,4 +53,10 @@ int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n) {
 int pf_wake_fd(void) {
     int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     return fd < 0 ? -errno : fd;
+}
+
+int pf_poll_ns(struct pollfd *fds, unsigned long nfds, long long timeout_ns) {
+    if (timeout_ns < 0) return ppoll(fds, (nfds_t)nfds, NULL, NULL);
+    struct timespec t = { .tv_sec = (time_t)(timeout_ns / 1000000000LL), .tv_nsec = (long)(timeout_ns % 1000000000LL) };
+    return ppoll(fds, (nfds_t)nfds, &t, NULL);
 }

@@ -169,16 +169,13 @@ def check_glass(out, fixtures, glass_fixtures, small_fixture, frames):
             fw, fh, ref = refs[fx]
             for n in frames:
                 label = f"glass {drv} {fx[:-5]} frame {n}"
-                shot = os.path.join(out, f"{name}-frame-{n}.ppm")
-                if not os.path.exists(shot):
-                    report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+                dump = centred_screendump(out, name, n, fw, fh, label, rc)
+                if dump is None:
                     continue
-                w, h, px = read_ppm(shot)
+                w, h, px, x0, y0, shown = dump
                 if (w, h) != (mode or (fw, fh)):
                     report(False, label, f"screen {w}x{h}, but mode {mode or (fw, fh)} was requested")
                     continue
-                x0, y0 = (w - fw) // 2, (h - fh) // 2
-                shown = crop(w, px, x0, y0, fw, fh)
                 mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
                 neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
                 border = outside_is_black(w, h, px, x0, y0, fw, fh)
@@ -189,6 +186,18 @@ def check_glass(out, fixtures, glass_fixtures, small_fixture, frames):
                        f"p99.9 {p999} max {top} (limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); "
                        f"vs neighbours " + ", ".join(f"frame {m} {v:.2f}" for m, v in neighbours.items())
                        + f"; non-black border bytes {border}; kiosk exit {rc}")
+
+
+def centred_screendump(out, name, n, fw, fh, label, rc):
+    """(w, h, pixels, x0, y0, the centred fw x fh window) of screendump NAME-frame-N; None after
+    reporting a failure when the dump is missing."""
+    shot = os.path.join(out, f"{name}-frame-{n}.ppm")
+    if not os.path.exists(shot):
+        report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+        return None
+    w, h, px = read_ppm(shot)
+    x0, y0 = (w - fw) // 2, (h - fh) // 2
+    return w, h, px, x0, y0, crop(w, px, x0, y0, fw, fh)
 
 
 def startup_line(out, name):
@@ -223,13 +232,10 @@ def check_dmabuf(out, fixtures, frames):
             continue
         for n in frames:
             label = f"dmabuf {drv} frame {n} (vgem dma-buf, copy route)"
-            shot = os.path.join(out, f"{name}-frame-{n}.ppm")
-            if not os.path.exists(shot):
-                report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+            dump = centred_screendump(out, name, n, fw, fh, label, rc)
+            if dump is None:
                 continue
-            w, h, px = read_ppm(shot)
-            x0, y0 = (w - fw) // 2, (h - fh) // 2
-            shown = crop(w, px, x0, y0, fw, fh)
+            w, h, px, x0, y0, shown = dump
             mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
             neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
             ok = (rc == 0 and ok_route and (w, h) == (fw, fh) and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS
@@ -249,13 +255,10 @@ def check_demo(out, fixtures, demo_fixture, frames):
         flips, _ = flip_log(os.path.join(out, name + ".flips"))
         for n in frames:
             label = f"demo {drv} picture {n}"
-            shot = os.path.join(out, f"{name}-frame-{n}.ppm")
-            if not os.path.exists(shot):
-                report(False, label, f"no screendump (kiosk exit {rc}; {stderr_hint(out, name)})")
+            dump = centred_screendump(out, name, n, fw, fh, label, rc)
+            if dump is None:
                 continue
-            w, h, px = read_ppm(shot)
-            x0, y0 = (w - fw) // 2, (h - fh) // 2
-            shown = crop(w, px, x0, y0, fw, fh)
+            w, h, px, x0, y0, shown = dump
             # Rank on every 61st byte, then measure the two best in full.
             sample = shown[::61]
             ranked = sorted(ref, key=lambda m: mean_abs(sample, ref[m][::61]))

@@ -1,4 +1,4 @@
-// Linux calls Swift's Glibc module cannot reach: recvmmsg/sendmmsg need _GNU_SOURCE, which the
+// Linux calls Swift's Glibc module cannot reach: recvmmsg/sendmmsg/ppoll need _GNU_SOURCE, which the
 // Glibc module map is built without. Delete this target once Glibc exposes them.
 #ifndef PF_LINUX_H
 #define PF_LINUX_H
@@ -29,5 +29,10 @@ int pf_send_batch(int fd, const pf_datagram *slots, unsigned int n);
 /// A non-blocking, close-on-exec eventfd (counter 0) for waking a poll loop from another thread,
 /// or -errno.
 int pf_wake_fd(void);
+
+struct pollfd;
+/// poll(2) with a nanosecond timeout (ppoll, no signal mask change); timeout_ns < 0 waits
+/// forever. Returns what ppoll returns (-1 with errno on failure).
+int pf_poll_ns(struct pollfd *fds, unsigned long nfds, long long timeout_ns);
 
 #endif

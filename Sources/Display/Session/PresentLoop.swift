@@ -1,3 +1,4 @@
+internal import CPunktfunkLinux
 import VideoDecode
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +114,7 @@ public final class PresentLoop {
                 case .interrupt, .terminate: return .interrupted(s)
                 case .vtRelease:
                     // Let the in-flight flip land (the pacer must see it), then hand the VT over.
-                    if presenter.flipPending, let outcome = awaitFlips(timeoutMs: 200) { return outcome }
+                    if presenter.flipPending, let outcome = awaitFlips(timeoutNs: 200_000_000) { return outcome }
                     presenter.suspend()
                     // A flip that never reported (timeout) is treated as landed, or the pacer would
                     // wait for it forever after the switch back.
@@ -128,7 +129,7 @@ public final class PresentLoop {
             }
             // Flip events that already arrived (non-blocking): production running behind
             // schedule loops without sleeping, and must not starve the pacer of completions.
-            if let outcome = awaitFlips(timeoutMs: 0) { return outcome }
+            if let outcome = awaitFlips(timeoutNs: 0) { return outcome }
             var now = MonotonicClock.nowNs()
 
             // Present first: the pacer decides on what is ready before more work starts.
@@ -202,25 +203,26 @@ public final class PresentLoop {
 
             // Sleep until a flip event, a signal, or the next deadline.
             let deadline = [waitUntil, produceAtNs].compactMap { $0 }.min()
-            var timeoutMs: Int32 = 1000
+            // ns timeouts (ppoll): a hold deadline must not wake up to 1 ms late, as ms poll would.
+            var timeoutNs: UInt64 = 1_000_000_000
             if let deadline {
                 now = MonotonicClock.nowNs()
-                timeoutMs = deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 1000))
+                timeoutNs = deadline <= now ? 0 : min(deadline - now, 1_000_000_000)
             } else if pending != nil, hold == nil, !presenter.hasFreeSlot, !presenter.flipPending {
-                timeoutMs = 1  // waiting for a release that needs no event
+                timeoutNs = 1_000_000  // waiting for a release that needs no event
             }
-            if let outcome = awaitFlips(timeoutMs: timeoutMs) { return outcome }
+            if let outcome = awaitFlips(timeoutNs: timeoutNs) { return outcome }
         }
     }
 
-    /// Polls the DRM fd and the signalfd for up to `timeoutMs`; feeds flip completions to the
+    /// Polls the DRM fd and the signalfd for up to `timeoutNs`; feeds flip completions to the
     /// pacer, the flip log and the screendump handshake, then recycles released buffers.
     /// - Returns: an outcome when a quit signal arrived during a screendump wait.
-    private func awaitFlips(timeoutMs: Int32) -> Outcome? {
+    private func awaitFlips(timeoutNs: UInt64) -> Outcome? {
         var fds = [pollfd(fd: presenter.eventFD, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: sourceWakeDescriptor, events: Int16(POLLIN), revents: 0)]
-        _ = poll(&fds, sourceWakeDescriptor >= 0 ? 3 : 2, timeoutMs)
+        _ = pf_poll_ns(&fds, sourceWakeDescriptor >= 0 ? 3 : 2, Int64(timeoutNs))
         if sourceWakeDescriptor >= 0, fds[2].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
             _ = read(sourceWakeDescriptor, &counter, 8)
