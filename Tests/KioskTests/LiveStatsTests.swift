@@ -44,9 +44,10 @@ import PunktfunkSession
         if case .failure(let error)? = pipeline.result { Issue.record("session failed: \(error)") }
         let after = live.counters(stage: pipeline.stage)
         let demoBytes = UInt64(DemoStream.accessUnits.reduce(0) { $0 + $1.count })
-        // ~2.5 s at 60 fps of a looped 60-AU stream: more than one loop's bytes, every AU decoded.
+        // ~2.5 s at 60 fps of a looped 60-AU stream: more than one loop's bytes, every AU decoded
+        // (≥ 60 pictures out leaves room for a loaded machine; ~150 when quiet).
         #expect(after.videoBytes > demoBytes, "\(after.videoBytes) bytes")
-        #expect(after.decodedPictures >= pictures && pictures >= 100, "\(after.decodedPictures) decoded, \(pictures) out")
+        #expect(after.decodedPictures >= pictures && pictures >= 60, "\(after.decodedPictures) decoded, \(pictures) out")
         #expect(after.decodeNs > 0)
         #expect(after.framesLost == 0)          // loopback loses nothing
         #expect(printed >= 2)
