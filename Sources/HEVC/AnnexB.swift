@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Annex-B byte stream splitting (H.265 Annex B.2).
 public enum AnnexB {
     /// The NAL units of an Annex-B byte stream, without start codes and without trailing zero
@@ -11,15 +15,16 @@ public enum AnnexB {
         let n = stream.count
         var start: Int? = nil
         stream.withUnsafeBufferPointer { p in
+            guard n >= 3, let base = p.baseAddress else { return }
             var i = 0
             while i + 2 < n {
-                // A start code prefix or the 00 00 00 that may only precede one (B.2, 7.4.2).
-                // Skips: a byte > 1 at i+2 rules out matches at i, i+1 and i+2; a non-zero byte
-                // at i+1 rules out i and i+1. So most of the stream is stepped 3 bytes at a time.
+                // A start code prefix or the 00 00 00 that may only precede one (B.2, 7.4.2) begins
+                // with a zero byte; libc's vectorised memchr finds the next one (in coded slice
+                // data about one byte in 256), then the two bytes after it decide.
+                guard let hit = memchr(base + i, 0, n - 2 - i) else { break }
+                i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
                 let c = p[i + 2]
-                if c > 1 { i += 3; continue }
-                if p[i + 1] != 0 { i += 2; continue }
-                if p[i] != 0 { i += 1; continue }
+                guard p[i + 1] == 0, c <= 1 else { i += 1; continue }
                 if let s = start {
                     append(s..<i, of: stream, to: &ranges)
                     start = nil
