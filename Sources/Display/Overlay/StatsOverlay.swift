@@ -15,7 +15,10 @@ public final class StatsOverlay {
     private let counters: () -> StatsCounters
     private let readyIsOrigin: Bool
     private var window: StatsWindow
-    private var origins: [UInt64: UInt64] = [:]
+    /// Latency origins of the last `originSlots` frame ids, by `id % originSlots` (no allocation
+    /// per frame; an entry is valid only for its own id).
+    private var origins = [(id: UInt64, ns: UInt64?)](repeating: (UInt64.max, nil), count: StatsOverlay.originSlots)
+    static let originSlots = 64
     private var lines: [String] = []
 
     /// Renders the placeholder text and hands it to `presenter` at once.
@@ -37,13 +40,13 @@ public final class StatsOverlay {
     /// Frame `id`'s latency origin on the local CLOCK_MONOTONIC (nil: unknown, no sample).
     public func noteOrigin(frame id: UInt64, originNs: UInt64?) {
         guard !readyIsOrigin else { return }
-        if origins.count >= 64 { origins = origins.filter { $0.key + 64 > id } }
-        origins[id] = originNs
+        origins[Int(id % UInt64(Self.originSlots))] = (id, originNs)
     }
 
     /// `PresentLoop.onShown`: frame `id` reached glass at `flipNs`.
     public func shown(frame id: UInt64, flipNs: UInt64, readyNs: UInt64, nowNs: UInt64) {
-        let origin = readyIsOrigin ? readyNs : origins.removeValue(forKey: id)
+        let slot = Int(id % UInt64(Self.originSlots))
+        let origin = readyIsOrigin ? readyNs : (origins[slot].id == id ? origins[slot].ns : nil)
         window.frameOnGlass(flipNs: flipNs, originNs: origin)
         if let f = window.roll(nowNs: nowNs, counters: counters()) {
             figures = f
