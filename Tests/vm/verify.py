@@ -176,16 +176,22 @@ def check_glass(out, fixtures, glass_fixtures, small_fixture, frames):
                 if (w, h) != (mode or (fw, fh)):
                     report(False, label, f"screen {w}x{h}, but mode {mode or (fw, fh)} was requested")
                     continue
-                mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
-                neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
+                matches, figures = glass_match(shown, ref, n)
                 border = outside_is_black(w, h, px, x0, y0, fw, fh)
-                ok = (rc == 0 and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS and top <= GLASS_MAX_ABS
-                      and all(v > mean for v in neighbours.values()) and border == 0)
-                report(ok, label,
-                       f"screen {w}x{h}, picture at ({x0},{y0}); |err| vs ffmpeg rgb24 mean {mean:.3f} "
-                       f"p99.9 {p999} max {top} (limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); "
-                       f"vs neighbours " + ", ".join(f"frame {m} {v:.2f}" for m, v in neighbours.items())
-                       + f"; non-black border bytes {border}; kiosk exit {rc}")
+                report(rc == 0 and matches and border == 0, label,
+                       f"screen {w}x{h}, picture at ({x0},{y0}); {figures}; non-black border bytes {border}; kiosk exit {rc}")
+
+
+def glass_match(shown, ref, n):
+    """(ok, figures) of a shown picture against reference frame n: within the glass limits and
+    closer to frame n than to frames n-1 and n+1."""
+    mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
+    neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
+    ok = (mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS and top <= GLASS_MAX_ABS
+          and all(v > mean for v in neighbours.values()))
+    return ok, (f"|err| vs ffmpeg rgb24 mean {mean:.3f} p99.9 {p999} max {top} "
+                f"(limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); vs neighbours "
+                + ", ".join(f"frame {m} {v:.2f}" for m, v in neighbours.items()))
 
 
 def centred_screendump(out, name, n, fw, fh, label, rc):
@@ -236,12 +242,9 @@ def check_dmabuf(out, fixtures, frames):
             if dump is None:
                 continue
             w, h, px, x0, y0, shown = dump
-            mean, p999, top = summarize(abs_error_histogram(shown, ref[n]))
-            neighbours = {m: mean_abs(shown, ref[m]) for m in (n - 1, n + 1) if m in ref}
-            ok = (rc == 0 and ok_route and (w, h) == (fw, fh) and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS
-                  and top <= GLASS_MAX_ABS and all(v > mean for v in neighbours.values()))
-            report(ok, label, f"route {route!r}; |err| vs ffmpeg rgb24 mean {mean:.3f} p99.9 {p999} max {top}; "
-                   + "vs neighbours " + ", ".join(f"frame {m} {v:.2f}" for m, v in neighbours.items()) + f"; kiosk exit {rc}")
+            matches, figures = glass_match(shown, ref, n)
+            report(rc == 0 and ok_route and (w, h) == (fw, fh) and matches, label,
+                   f"route {route!r}; {figures}; kiosk exit {rc}")
 
 
 def check_demo(out, fixtures, demo_fixture, frames):
