@@ -170,19 +170,31 @@ public final class Presenter {
         let yuv: FourCC = frame.pixelFormat == .nv12 ? .nv12 : .p010
         let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex,
                                           wanted: [(yuv, FormatModifier.linear), (.xrgb8888, FormatModifier.linear)])
-        var lastError: KMSError = .noPlane(format: "\(yuv) or XR24")
         _ = hdr.select(for: key.colour)
+        return try adoptFirstAccepted(plans, ifNone: .noPlane(format: "\(yuv) or XR24")) { plan throws(KMSError) in
+            let candidate = try makePipeline(plan: plan, key: key, frame: frame)
+            return (candidate, candidate.slots[0])
+        }
+    }
+
+    /// Builds each plan's pipeline (`make`: the pipeline and a slot to show in the test) and
+    /// adopts the first whose TEST_ONLY modeset the kernel accepts — in SDR when only the HDR10
+    /// state is refused. The replaced pipeline retires until the next flip; the next commit is a
+    /// modeset. - Throws: the last refusal, or `ifNone` when there is no plan.
+    private func adoptFirstAccepted(_ plans: [PlanePlan], ifNone: KMSError,
+                                    make: (PlanePlan) throws(KMSError) -> (Pipeline, Slot)) throws(KMSError) -> PlanePlan {
+        var lastError = ifNone
         for plan in plans {
             do throws(KMSError) {
-                let candidate = try makePipeline(plan: plan, key: key, frame: frame)
+                let (candidate, slot) = try make(plan)
                 var req = try AtomicRequest()
-                try addState(to: &req, pipeline: candidate, slot: candidate.slots[0], modeset: true)
+                try addState(to: &req, pipeline: candidate, slot: slot, modeset: true)
                 do throws(KMSError) { try req.test(on: device, flags: CommitFlags.allowModeset) } catch {
                     // A driver that refuses the HDR10 state still gets the picture, in SDR.
                     guard hdr.signal.isHDR else { throw error }
                     hdr.refuse(because: error)
                     var sdr = try AtomicRequest()
-                    try addState(to: &sdr, pipeline: candidate, slot: candidate.slots[0], modeset: true)
+                    try addState(to: &sdr, pipeline: candidate, slot: slot, modeset: true)
                     try sdr.test(on: device, flags: CommitFlags.allowModeset)
                 }
                 retire(pipeline)
@@ -233,7 +245,7 @@ public final class Presenter {
         let fourcc: FourCC = d.pixelFormat == .nv12 ? .nv12 : .p010
         let layout = try PrimeLayout(d)
         let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex, wanted: [(fourcc, layout.modifier)])
-        var lastError: KMSError = .noPlane(format: "\(fourcc) with modifier 0x\(String(layout.modifier, radix: 16))")
+        let noPlane: KMSError = .noPlane(format: "\(fourcc) with modifier 0x\(String(layout.modifier, radix: 16))")
         _ = hdr.select(for: key.colour)
         // Imported before the plane search: the TEST_ONLY commits need the framebuffer, and when
         // no plane takes the format the refusal still says whether the kernel accepted the buffer
@@ -243,33 +255,15 @@ public final class Presenter {
         // The converter only names the colour properties here (no CPU conversion on this route).
         let stand = DecodedFrame(pts: d.pts, width: d.width, height: d.height, crop: d.crop, pixelFormat: d.pixelFormat,
                                  planes: [], colour: d.colour)
-        for plan in plans {
-            do throws(KMSError) {
-                var candidate = try makePipeline(plan: plan, key: key, frame: stand, importing: true)
-                let probe = Slot(imported: framebuffer, picture: nil)
-                candidate.imports = imports
-                candidate.probe = probe
-                var req = try AtomicRequest()
-                try addState(to: &req, pipeline: candidate, slot: probe, modeset: true)
-                do throws(KMSError) { try req.test(on: device, flags: CommitFlags.allowModeset) } catch {
-                    guard hdr.signal.isHDR else { throw error }
-                    hdr.refuse(because: error)
-                    var sdr = try AtomicRequest()
-                    try addState(to: &sdr, pipeline: candidate, slot: probe, modeset: true)
-                    try sdr.test(on: device, flags: CommitFlags.allowModeset)
-                }
-                retire(pipeline)
-                pipeline = candidate
-                self.plan = plan
-                importRefusal = nil
-                routeOverlay(candidate)
-                needsModeset = true
-                return plan
-            } catch {
-                lastError = error
-            }
+        let plan = try adoptFirstAccepted(plans, ifNone: noPlane) { plan throws(KMSError) in
+            var candidate = try makePipeline(plan: plan, key: key, frame: stand, importing: true)
+            let probe = Slot(imported: framebuffer, picture: nil)
+            candidate.imports = imports
+            candidate.probe = probe
+            return (candidate, probe)
         }
-        throw lastError
+        importRefusal = nil
+        return plan
     }
 
     /// A dma-buf picture's pixels on the CPU (waits for its fence), for the copy route.
@@ -387,7 +381,7 @@ public final class Presenter {
         case .dmaBuf(let d):
             if importRefusal?.generation != d.generation {
                 do throws(KMSError) {
-                    try configureImport(d)
+                    _ = try configureImport(d)
                     guard let p = pipeline, let imports = p.imports, p.slots.count < Self.ringSize else { return false }
                     let slot = Slot(imported: try imports.framebuffer(for: d), picture: d)
                     slot.frame = id
