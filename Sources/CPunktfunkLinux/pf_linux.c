@@ -6,6 +6,9 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 enum { PF_BATCH_MAX = 64 };
@@ -59,4 +62,33 @@ int pf_poll_ns(struct pollfd *fds, unsigned long nfds, long long timeout_ns) {
     if (timeout_ns < 0) return ppoll(fds, (nfds_t)nfds, NULL, NULL);
     struct timespec t = { .tv_sec = (time_t)(timeout_ns / 1000000000LL), .tv_nsec = (long)(timeout_ns % 1000000000LL) };
     return ppoll(fds, (nfds_t)nfds, &t, NULL);
+}
+
+int pf_thread_set_fifo(int priority) {
+    struct sched_param p = { .sched_priority = priority };
+    int policy = priority > 0 ? (SCHED_FIFO | SCHED_RESET_ON_FORK) : SCHED_OTHER;
+    return sched_setscheduler(0, policy, &p) == 0 ? 0 : -errno;
+}
+
+int pf_thread_set_timer_slack(unsigned long ns) {
+    return prctl(PR_SET_TIMERSLACK, ns, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+int pf_thread_scheduling(int *policy, int *priority, unsigned long *timer_slack_ns) {
+    int current = sched_getscheduler(0);
+    if (current < 0) return -errno;
+    struct sched_param p;
+    if (sched_getparam(0, &p) != 0) return -errno;
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack < 0) return -errno;
+    *policy = current & ~SCHED_RESET_ON_FORK;
+    *priority = p.sched_priority;
+    *timer_slack_ns = (unsigned long)slack;
+    return 0;
+}
+
+unsigned long pf_rtprio_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_RTPRIO, &limit) != 0) return 0;
+    return limit.rlim_cur == RLIM_INFINITY ? 99 : (unsigned long)limit.rlim_cur;
 }

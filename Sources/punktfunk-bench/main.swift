@@ -2,10 +2,17 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [display] [--quick]
+// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [--quick] [--waits N]
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
-let args = Set(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+/// `--waits N`: timed waits per row of the wake bench (default 10 000, 1000 with --quick).
+var waits: Int?
+if let i = arguments.firstIndex(of: "--waits"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
+    waits = n
+    arguments.removeSubrange(i...(i + 1))
+}
+let args = Set(arguments)
 let quick = args.contains("--quick")
 let all = args.subtracting(["--quick"]).isEmpty
 print("punktfunk-bench on \(ProcessInfo.processInfo.activeProcessorCount) cores, FEC kernel \(LeopardFEC.kernel)")
@@ -43,4 +50,7 @@ if all || args.contains("display") {
 }
 if all || args.contains("pacer") {
     for line in runPacerBench(quick: quick) { print(line) }
+}
+if all || args.contains("wake") {
+    for line in runWakeBench(waits: waits ?? (quick ? 1000 : 10_000)) { print(line) }
 }

@@ -25,6 +25,8 @@ struct ConnectCommand: ParsableCommand {
     @Option(name: .customLong("drm-device"), help: "DRM card node (default: the first with a connected display).") var drmDevice: String?
     @Option(help: "Display mode WxH or WxH@Hz (default: the panel's preferred mode); the host is asked for exactly this mode.") var mode: String?
     @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software.") var decoder = "software"
+    @Option(name: .customLong("realtime-priority"), help: "SCHED_FIFO priority of the presenting thread, 1-99, or 0 to keep SCHED_OTHER (needs CAP_SYS_NICE or LimitRTPRIO; refused → SCHED_OTHER, said at start).")
+    var realtimePriority: Int32 = PresentThreadScheduling.defaultPriority
     @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.") var flipLog: String?
     @Option(name: .customLong("screendump-at"), help: "Comma-separated picture numbers (display order): once one is on glass, print @@SCREENDUMP frame-<n> and wait for a stdin line (test harnesses).")
     var screendumpAt: String?
@@ -45,6 +47,7 @@ struct ConnectCommand: ParsableCommand {
         if screendumpFrames == nil { throw ValidationError("--screendump-at must be picture numbers like 10,40") }
         if fp != nil && tofu { throw ValidationError("give --fp or --tofu, not both") }
         if statsDump != nil && !stats { throw ValidationError("--stats-dump needs --stats") }
+        if !(0...99).contains(realtimePriority) { throw ValidationError("--realtime-priority must be 0...99") }
         if stats && headless { throw ValidationError("--stats draws on the display; --headless prints the stats as JSON lines") }
         if let fp, CertificateFingerprint.normalize(fp) == nil {
             throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits")

@@ -114,7 +114,11 @@ extension ConnectCommand {
             _ = try presenter.configure(for: first)
             log = try flipLog.map { p throws(KMSError) in try FlipLog(path: p) }
         } catch { throw finish(1, "\(error)") }
-        presenter.reportStart()
+        // Real-time for the pacer's hold deadlines; the pump and decode threads already run and
+        // keep normal priority.
+        let scheduling = PresentThreadScheduling.raise(priority: realtimePriority)
+        defer { scheduling.restore() }
+        presenter.reportStart(presentThread: scheduling)
 
         let loop = PresentLoop(presenter: presenter, signals: signals, vt: vt, fps: Double(options.hello.mode.refreshHz),
                                screendumpFrames: screendumpFrames ?? [], flipLog: log)
@@ -143,7 +147,7 @@ extension ConnectCommand {
                 if let p = pipeline.stage.output.pop(timeout: 0) { return sourced(p) }
                 return closed ? .end : .notYet
             })
-            log?.summary(loop.pacer.stats)
+            log?.summary(loop.pacer.stats, holdGuardNs: loop.pacer.holdGuardNs)
             log?.close()
         } catch {
             log?.close()

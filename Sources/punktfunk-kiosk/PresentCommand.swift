@@ -26,6 +26,8 @@ struct PresentCommand: ParsableCommand {
     @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file.")
     var flipLog: String?
     @Option(help: "Stop after this many seconds.") var seconds: Double?
+    @Option(name: .customLong("realtime-priority"), help: "SCHED_FIFO priority of the presenting thread, 1-99, or 0 to keep SCHED_OTHER (needs CAP_SYS_NICE or LimitRTPRIO; refused → SCHED_OTHER, said at start).")
+    var realtimePriority: Int32 = PresentThreadScheduling.defaultPriority
     @Option(name: .customLong("dmabuf-via"), help: ArgumentHelp("Test fake for the VA-API rung's exports: hand each decoded frame to the presenter as a dma-buf of this vgem device (VM harness).", visibility: .hidden))
     var dmabufVia: String?
     @Flag(help: "Show a stats overlay in the top-left corner: fps, Mb/s, loss, decode ms, ready→glass p50/p95.")
@@ -40,6 +42,7 @@ struct PresentCommand: ParsableCommand {
         if let seconds, seconds <= 0 { throw ValidationError("--seconds must be positive") }
         if screendumpFrames == nil { throw ValidationError("--screendump-at must be frame numbers like 5,20") }
         if statsDump != nil && !stats { throw ValidationError("--stats-dump needs --stats") }
+        if !(0...99).contains(realtimePriority) { throw ValidationError("--realtime-priority must be 0...99") }
     }
 
     private var screendumpFrames: Set<Int>? { ScreendumpList.parse(screendumpAt) }
@@ -83,11 +86,15 @@ struct PresentCommand: ParsableCommand {
 
         let log: FlipLog?
         do { log = try flipLog.map { p throws(KMSError) in try FlipLog(path: p) } } catch { throw finish(1, "\(error)") }
+        // This thread presents (and decodes): real-time for the pacer's hold deadlines; the
+        // decoder's threads, created later, start normal (SCHED_RESET_ON_FORK).
+        let scheduling = PresentThreadScheduling.raise(priority: realtimePriority)
+        defer { scheduling.restore() }
         let outcome: PresentLoop.Outcome
         do {
             guard let first = try next() else { throw finish(1, "no frame decoded from \(file)") }
             try presenter.configure(for: first.frame)
-            presenter.reportStart()
+            presenter.reportStart(presentThread: scheduling)
             var peeked: SourcedFrame? = first
             let presentLoop = PresentLoop(presenter: presenter, signals: signals, vt: vt, fps: fps,
                                           screendumpFrames: screendumpFrames ?? [], flipLog: log)
@@ -102,7 +109,7 @@ struct PresentCommand: ParsableCommand {
                 if let p = peeked { peeked = nil; return p }
                 return try next()
             }
-            log?.summary(presentLoop.pacer.stats)
+            log?.summary(presentLoop.pacer.stats, holdGuardNs: presentLoop.pacer.holdGuardNs)
         } catch let exit as ExitCode {
             throw exit
         } catch {

@@ -308,13 +308,62 @@ import PunktfunkWire
 
     @Test func wakeGuardLearnsFromLateWakeUps() {
         var latency = WakeLatency(maximumNs: 2_000_000)
-        for _ in 0..<(WakeLatency.capacity - 1) { latency.observe(latenessNs: 100_000) }
+        for _ in 0..<(WakeLatency.minimumSamples - 1) { latency.observe(latenessNs: 100_000) }
         #expect(latency.guardNs == 2_000_000)  // too few samples: the maximum
         latency.observe(latenessNs: 100_000)
         #expect(latency.guardNs == 100_000 + 12_500 + 50_000)
-        latency.observe(latenessNs: 1_800_000)  // one slow wake-up widens it, capped at the maximum
-        #expect(latency.guardNs == 2_000_000)
-        for _ in 0..<WakeLatency.capacity { latency.observe(latenessNs: 20_000) }
+        latency.observe(latenessNs: 400_000)  // one slower wake-up widens it at once
+        #expect(latency.guardNs == 400_000 + 50_000 + 50_000)
+        latency.observe(latenessNs: 3_000_000)  // a stall beyond any allowed guard: counted, not learned
+        #expect(latency.guardNs == 500_000)
+        #expect(latency.stalls == 1)
+        // The slow sample is remembered for a whole window of holds, then forgotten.
+        for _ in 0..<(WakeLatency.window - 2 * WakeLatency.bucketSamples) { latency.observe(latenessNs: 20_000) }
+        #expect(latency.guardNs == 500_000)
+        for _ in 0..<(2 * WakeLatency.bucketSamples) { latency.observe(latenessNs: 20_000) }
         #expect(latency.guardNs == WakeLatency.minimumNs)
+    }
+
+    static func latch(_ k: UInt64) -> UInt64 { t0 + k * hz60 - 1_000_000 }
+
+    /// 60 fps on 60 Hz, frame n ready 0.3 ms before vblank 103+n's latch point and committed at
+    /// once. Frame 2's flip misses vblank 105 and lands at 106, so frame 3, ready for 106, waits
+    /// behind it: once 106 has flipped, frame 3 is late already.
+    static func lateFrameBehindAMissedFlip() -> (FlipPacer, late: PacedFrame) {
+        var pacer = Self.learned(refresh: Self.hz60, stream: Self.hz60)
+        for (id, k) in [(UInt64(1), UInt64(4)), (2, 5)] {
+            let f = PacedFrame(id: id, readyNs: latch(k) - 300_000)
+            pacer.frameReady(f)
+            #expect(pacer.next(nowNs: f.readyNs) == .commit(f))
+            pacer.committed(f, nowNs: f.readyNs)
+            if id == 1 { pacer.flipCompleted(timestampNs: t0 + 4 * hz60, sequence: 104, nowNs: t0 + 4 * hz60 + 50_000) }
+        }
+        let late = PacedFrame(id: 3, readyNs: latch(6) - 300_000)
+        pacer.frameReady(late)
+        #expect(pacer.next(nowNs: late.readyNs) == .wait(untilNs: nil))  // frame 2 still in flight
+        pacer.flipCompleted(timestampNs: t0 + 6 * hz60, sequence: 106, nowNs: t0 + 6 * hz60 + 50_000)
+        #expect(pacer.stats.latchMisses == 1)
+        return (pacer, late)
+    }
+
+    @Test func lateFrameGivesItsVblankToANewerFrameDueBeforeTheLatchPoint() {
+        var (pacer, late) = Self.lateFrameBehindAMissedFlip()
+        // Committing frame 3 now would take vblank 107 from frame 4, due before its latch point,
+        // and frame 4 would be late in turn (and every frame after it while the rhythm holds).
+        #expect(pacer.next(nowNs: Self.t0 + 6 * Self.hz60 + 60_000) == .wait(untilNs: Self.latch(7)))
+        let newer = PacedFrame(id: 4, readyNs: Self.latch(7) - 300_000)
+        pacer.frameReady(newer)
+        #expect(pacer.next(nowNs: newer.readyNs) == .commit(newer))  // on time for vblank 107
+        #expect(Self.drained(&pacer) == [1, late.id])
+    }
+
+    @Test func lateFrameIsShownWhenItsSuccessorIsOverdue() {
+        var (pacer, late) = Self.lateFrameBehindAMissedFlip()
+        #expect(pacer.next(nowNs: Self.t0 + 6 * Self.hz60 + 60_000) == .wait(untilNs: Self.latch(7)))
+        // Nothing arrives: at vblank 107's latch point frame 4 is late but not yet overdue, so
+        // frame 3 waits for vblank 108's; by then frame 4 is overdue by more than half an
+        // interval (a pause) and frame 3 is committed.
+        #expect(pacer.next(nowNs: Self.latch(7) + 20_000) == .wait(untilNs: Self.latch(8)))
+        #expect(pacer.next(nowNs: Self.latch(8) + 20_000) == .commit(late))
     }
 }

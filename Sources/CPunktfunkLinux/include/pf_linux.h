@@ -35,4 +35,20 @@ struct pollfd;
 /// forever. Returns what ppoll returns (-1 with errno on failure).
 int pf_poll_ns(struct pollfd *fds, unsigned long nfds, long long timeout_ns);
 
+/// Makes the calling thread SCHED_FIFO at `priority` (1…99) with SCHED_RESET_ON_FORK (threads and
+/// processes it creates start as SCHED_OTHER), or — `priority` 0 — SCHED_OTHER again. Returns 0 or
+/// -errno (EPERM: neither CAP_SYS_NICE nor an RLIMIT_RTPRIO of at least `priority`).
+int pf_thread_set_fifo(int priority);
+
+/// Sets the calling thread's timer slack, ns (how late the kernel may fire its timers to batch
+/// wake-ups; the default is 50 000; 0 restores the thread's default). Returns 0 or -errno.
+int pf_thread_set_timer_slack(unsigned long ns);
+
+/// The calling thread's scheduling: policy (SCHED_OTHER 0, SCHED_FIFO 1, …, without the reset
+/// flag), real-time priority and timer slack in ns. Returns 0 or -errno.
+int pf_thread_scheduling(int *policy, int *priority, unsigned long *timer_slack_ns);
+
+/// RLIMIT_RTPRIO's soft limit: the highest real-time priority an unprivileged thread may take.
+unsigned long pf_rtprio_limit(void);
+
 #endif

@@ -16,13 +16,21 @@
 ///
 /// Policy on a display with a real vblank (sequence advances): the vblank grid is learned from
 /// flip timestamps (`VblankClock`). A pending frame targets the first vblank `V` whose latch point
-/// `V - latchMarginNs` is still ahead. If the stream's rhythm (`ArrivalRhythm`) says a newer frame
-/// can arrive before that latch point, the pacer holds until the hold deadline
-/// `V - latchMarginNs - guard` (guard = learned wake-up lateness, `WakeLatency`); a newer frame
-/// arriving by then replaces the held one and still makes `V`. Otherwise it commits now. Holding
-/// never delays the held frame: at the deadline it is committed for the same `V`. Until the
-/// sequence shows a real vblank it commits on arrival; until the grid is learned it uses
-/// `nominalRefreshNs` if given, else commits on arrival.
+/// `V - latchMarginNs` is still ahead. A newer frame is *due* when the stream's rhythm
+/// (`ArrivalRhythm`) expects one before that latch point.
+/// - An *on-time* frame (`V` is the first vblank it could latch at since the presenter had it):
+///   when a newer frame is due, it is held until the deadline `V - latchMarginNs - guard` (guard =
+///   learned wake-up lateness, `WakeLatency`); a newer frame arriving by then replaces it and still
+///   makes `V`, else it is committed at the deadline for the same `V`. Otherwise it is committed
+///   now.
+/// - A *late* frame (it missed its first vblank behind an earlier commit) is not committed while
+///   a newer frame is due before `V`'s latch point: that frame may be on time, and the late one
+///   would take its vblank and make it late in turn — a chain that lasts as long as arrivals keep
+///   landing just before the latch point. It is looked at again at the latch point, and
+///   committed once no newer frame is due or the due one is overdue by half an interval (a
+///   pause).
+/// Until the sequence shows a real vblank it commits on arrival; until the grid is learned it
+/// uses `nominalRefreshNs` if given, else commits on arrival.
 ///
 /// On a device whose flips complete immediately (no vblank), commits are paced to the stream:
 /// at most one per half stream interval (so arrival jitter passes undelayed but bursts collapse to
@@ -38,7 +46,8 @@ public struct FlipPacer: Sendable {
         public var latchMarginNs: UInt64
         /// The largest extra lead before the latch point for a held commit, covering the
         /// presenter's timer wake-up latency, ns. The lead actually used is learned from how late
-        /// the presenter's hold wake-ups run (`WakeLatency`), up to this value.
+        /// the presenter's hold wake-ups run (`WakeLatency`), up to this value; a wake-up later
+        /// than this is a stall (`PacerStats.wakeStalls`), not learned.
         public var wakeGuardNs: UInt64 = 2_000_000
         /// Delay before retrying after a failed commit (EBUSY), ns; keeps a refusing driver from
         /// being hammered.
@@ -59,6 +68,9 @@ public struct FlipPacer: Sendable {
     private var wakeLatency: WakeLatency
     /// Newest frame not yet handed out.
     private var pending: PacedFrame?
+    /// When `next` first saw `pending`: the moment the presenter had it in hand, ns (its
+    /// `readyNs` plus the presenter's wake-up delay).
+    private var pendingSeenNs: UInt64?
     /// Returned by `next` as `.commit`, not yet confirmed by `committed`/`commitFailed`.
     private var handedOut: PacedFrame?
     /// Committed; its flip has not completed.
@@ -99,6 +111,9 @@ public struct FlipPacer: Sendable {
     public var pendingFrame: UInt64? { pending?.id }
     /// The lead before the latch point at which a held frame is committed, ns (learned).
     public var holdGuardNs: UInt64 { wakeLatency.guardNs }
+    /// While an on-time frame is held: the time its commit is due, ns. The presenter must call
+    /// `next` by then (other waits — a late frame's, a retry's — are not missed by running late).
+    public var holdDeadline: UInt64? { holdDeadlineNs }
     /// Set when the source has delivered its last frame: no newer frame can replace a pending
     /// one, so the pacer never holds (a hold would only delay the final frame).
     public var streamEnded = false
@@ -123,10 +138,12 @@ public struct FlipPacer: Sendable {
             stats.dropped += 1
         }
         pending = frame
+        pendingSeenNs = nil
     }
 
     /// What to do now. Call after every event and when a wait deadline passes.
     public mutating func next(nowNs: UInt64) -> PacerAction {
+        if pending != nil, pendingSeenNs == nil { pendingSeenNs = nowNs }
         if handedOut != nil || inFlight != nil { return .wait(untilNs: nil) }
         guard let frame = pending else { return .wait(untilNs: nil) }
         if let retry = retryNotBeforeNs {
@@ -218,19 +235,39 @@ public struct FlipPacer: Sendable {
         if streamEnded { holdDeadlineNs = nil; holdTargetNs = nil; return nil }
         if let deadline = holdDeadlineNs, let target = holdTargetNs, nowNs >= deadline {
             wakeLatency.observe(latenessNs: nowNs - deadline)
+            stats.wakeStalls = wakeLatency.stalls
             holdDeadlineNs = nil
             holdTargetNs = nil
             if nowNs < target { return nil }  // woken for the held vblank: commit, even if late
         }
-        guard let target = clock.firstVblank(atOrAfter: nowNs + margin, periodNs: periodNs) else { return nil }
-        let lead = margin + wakeLatency.guardNs
-        guard target > lead, nowNs < target - lead else { return nil }
-        let deadline = target - lead
-        // Hold when a newer frame may arrive before the latch point (the grid's leading edge
-        // creeps, so allow the jitter spread): at worst the held frame is committed at
-        // `deadline` for the same vblank.
+        // Decided afresh on every call (the same inputs give the same deadline).
+        holdDeadlineNs = nil
+        holdTargetNs = nil
+        guard let frame = pending,
+              let target = clock.firstVblank(atOrAfter: nowNs + margin, periodNs: periodNs) else { return nil }
+        let latchPoint = target - min(margin, target)
+        // A newer frame may arrive before the latch point (the grid's leading edge creeps, so
+        // allow the jitter spread).
         let allowance = min(rhythm.spreadNs, configuration.streamIntervalNs / 4)
-        guard let expected = rhythm.earliestNextNs, expected <= target - margin + allowance else { return nil }
+        guard let expected = rhythm.earliestNextNs else { return nil }
+        let newerDue = expected <= latchPoint + allowance
+        // A frame that missed the first vblank it could have latched at (behind an earlier
+        // commit, or held past a late wake-up) is late already. While a newer frame is due
+        // before this vblank's latch point, it gets no commit: committing it would take the
+        // vblank from the newer frame, which may still be on time, and make that one late in
+        // turn. It is looked at again at the latch point (or when the newer frame arrives), and
+        // committed once the newer frame is overdue by half an interval (a pause).
+        let inHandNs = max(frame.readyNs, pendingSeenNs ?? nowNs)
+        let firstChance = clock.firstVblank(atOrAfter: inHandNs + margin, periodNs: periodNs) ?? target
+        if target >= firstChance + periodNs / 2 {
+            let overdue = nowNs > expected + configuration.streamIntervalNs / 2
+            return newerDue && !overdue ? .wait(untilNs: max(latchPoint, nowNs + 1)) : nil
+        }
+        // An on-time frame is held until the deadline when a newer one is due: at worst it is
+        // committed at `deadline` for the same vblank.
+        let lead = margin + wakeLatency.guardNs
+        guard target > lead, nowNs < target - lead, newerDue else { return nil }
+        let deadline = target - lead
         holdDeadlineNs = deadline
         holdTargetNs = target
         return .wait(untilNs: deadline)

@@ -16,9 +16,10 @@ import PunktfunkWire
 /// - **Display without a vblank** (bochs, virtio-gpu): a commit completes 0.2–1.5 ms after it is
 ///   issued; the event carries that time and sequence 0.
 /// - **Presenter.** One thread. Every wake-up (frame ready, flip event, timer) is handled after a
-///   scheduling delay: `wakeDelayNs` (default 5–150 µs), or 0.15–2 ms with probability
-///   `wakeTailFraction` (default 0.005). On waking it delivers every event due by then, calls `next` until it answers
-///   `.wait`, issues commits at once, and drains releasable buffers.
+///   scheduling delay drawn from the scenario's `WakeModel` (default: the SCHED_FIFO present
+///   thread on a loaded machine, as measured by `punktfunk-bench wake`). On waking it delivers
+///   every event due by then, calls `next` until it answers `.wait`, issues commits at once, and
+///   drains releasable buffers.
 ///
 /// Metrics (displays with a vblank):
 /// - **Delivered** time of frame `f`: when the presenter thread was woken with `f` in hand
@@ -31,7 +32,14 @@ import PunktfunkWire
 ///   could have shown it without delaying a newer frame: `f` could latch at `V`, no newer frame
 ///   could (`oracle(f + 1) > V`, or `f` is the last frame), and `V` was still free when `f`
 ///   was delivered (the commit in flight at `delivered(f)`, if any, latches before `V`).
-/// - **Preempted drop**: as above, except that `V` had already been given to an older frame by a
+/// - **Late-wake drop**: as above, except that a timed wake-up due before `V`'s latch point (by
+///   at least `lateWakeLeadNs`) ran after it while `f` waited (a held frame's deadline wake-up,
+///   later than the policy's guard):
+///   the decision was sound, the presenter thread did not run in time. These measure the wake-up
+///   model — how often the machine's scheduling exceeds what the policy learned — not the policy,
+///   and are reported separately, as *guard exceeded* (up to `stallThresholdNs` late, the largest
+///   guard `FlipPacer` may keep) and *stall* (later than that).
+/// - **Preempted drop**: as an avoidable drop, except that `V` had already been given to an older frame by a
 ///   commit issued before `f` was delivered (commits cannot be withdrawn and one is in flight at a
 ///   time). These are the cost of committing early — for the pacer, frames landing between its
 ///   hold deadline and the latch point — and are reported separately.
@@ -49,6 +57,11 @@ import PunktfunkWire
 public enum PacerSimulation {
     public static let eventDeliveryNs: UInt64 = 30_000
     public static let backlogDecodeNs: UInt64 = 300_000
+    /// A late-wake drop's timer was due at least this long before the latch point (a hold
+    /// deadline; `FlipPacer`'s guard is at least 100 µs, its other waits end at a latch point).
+    public static let lateWakeLeadNs: UInt64 = 50_000
+    /// Timed wake-ups later than this are stalls (`FlipPacer.Configuration.wakeGuardNs`).
+    public static let stallThresholdNs: UInt64 = 2_000_000
 
     /// Runs `scenario` once with `seed` against `policy`. The display's first vblank lies
     /// `phaseNs` (default: drawn from the seed) into a refresh period.
@@ -112,6 +125,8 @@ public enum PacerSimulation {
         var deliveredAt: [UInt64]
         /// Every commit in issue order: time and the vblank index it latched at.
         var commitLog: [(ns: UInt64, vblank: UInt64)] = []
+        /// Timed wake-ups that ran late, in deadline order: deadline and wake-up time.
+        var lateTimers: [(deadlineNs: UInt64, wokeNs: UInt64)] = []
         var shownAt: [UInt64?]
         var released: [Bool]
         var firstVblank: UInt64?
@@ -140,9 +155,7 @@ public enum PacerSimulation {
             if violations.count < 8 { violations.append(message) }
         }
 
-        mutating func wakeDelay() -> UInt64 {
-            rng.unit() >= s.wakeTailFraction ? rng.uniform(s.wakeDelayNs) : rng.uniform(150_000...2_000_000)
-        }
+        mutating func wakeDelay() -> UInt64 { s.wake.delayNs(at: rng.unit()) }
 
         func vblankIndex(atOrAfter t: UInt64, refresh: UInt64) -> UInt64 {
             t <= phaseNs ? 0 : (t - phaseNs + refresh - 1) / refresh
@@ -158,7 +171,10 @@ public enum PacerSimulation {
                 if let timerNs { due = min(due, timerNs) }
                 if due == .max { break }
                 wakes += 1
-                now = max(now, due + wakeDelay())
+                let woke = max(now, due + wakeDelay())
+                // The armed deadline is served by this wake-up, whichever event woke it.
+                if let t = timerNs, t < woke { lateTimers.append((t, woke)) }
+                now = woke
                 if let f = flip, f.deliveryNs <= now {
                     flip = nil
                     completeFlip(f, &policy)
@@ -250,6 +266,18 @@ public enum PacerSimulation {
             }
         }
 
+        /// The late timed wake-up whose deadline was at or before `t` and that ran after it, if any
+        /// (the last deadline at or before `t`: one timer is armed at a time).
+        func lateTimer(over t: UInt64) -> (deadlineNs: UInt64, wokeNs: UInt64)? {
+            var low = 0, high = lateTimers.count
+            while low < high {
+                let mid = (low + high) / 2
+                if lateTimers[mid].deadlineNs <= t { low = mid + 1 } else { high = mid }
+            }
+            guard low > 0, lateTimers[low - 1].wokeNs > t else { return nil }
+            return lateTimers[low - 1]
+        }
+
         func oracle(_ id: Int) -> UInt64? {
             guard let refresh = s.refreshNs else { return nil }
             return phaseNs + vblankIndex(atOrAfter: deliveredAt[id] + s.latchMarginNs, refresh: refresh) * refresh
@@ -281,8 +309,16 @@ public enum PacerSimulation {
                     r.drops += 1
                     if let o, id + 1 == ready.count || o < oracle(id + 1)! {
                         let k = (o - phaseNs) / s.refreshNs!
+                        let latch = o - s.latchMarginNs
                         if commitCursor > 0, commitLog[commitCursor - 1].vblank >= k {
                             r.preemptedDrops += 1
+                        } else if let late = lateTimer(over: latch), deliveredAt[id] <= late.deadlineNs,
+                                  late.deadlineNs + PacerSimulation.lateWakeLeadNs <= latch {
+                            if late.wokeNs - late.deadlineNs > PacerSimulation.stallThresholdNs {
+                                r.stallDrops += 1
+                            } else {
+                                r.guardExceededDrops += 1
+                            }
                         } else {
                             r.avoidableDrops += 1
                             if r.avoidableDropIds.count < 16 { r.avoidableDropIds.append(UInt64(id)) }
@@ -325,10 +361,8 @@ public struct PacerScenario: Sendable {
     public var stallNs: UInt64 = 0
     /// Probability that a commit latches one refresh later than it should (vkms under load).
     public var missedVblankFraction: Double = 0
-    /// A presenter wake-up's usual scheduling delay, ns.
-    public var wakeDelayNs: ClosedRange<UInt64> = 5_000...150_000
-    /// Probability that a presenter wake-up is delayed 0.15–2 ms instead.
-    public var wakeTailFraction = 0.005
+    /// How late the presenter thread runs after the event that woke it.
+    public var wake = WakeModel.realtimeBusy
     /// The commit-to-latch requirement, ns; the pacer is configured with it as its latch margin.
     public var latchMarginNs: UInt64 = 1_000_000
 
@@ -375,7 +409,7 @@ public struct PacerScenario: Sendable {
         vkms.tellNominalRefresh = false
         list.append(vkms)
         var coarse = PacerScenario(name: "60/60, wake-ups 0-1 ms late (ms poll)", frames: frames, streamIntervalNs: hz60, refreshNs: hz60, jitterNs: 2_000_000)
-        coarse.wakeDelayNs = 5_000...1_000_000
+        coarse.wake = .millisecondPoll
         list.append(coarse)
         list.append(.init(name: "60 fps, immediate flips (bochs)", frames: frames, streamIntervalNs: hz60, refreshNs: nil, jitterNs: 2_000_000))
         var bochsBurst = PacerScenario(name: "60 fps, immediate flips, stalls+bursts", frames: frames, streamIntervalNs: hz60, refreshNs: nil, jitterNs: 2_000_000)
@@ -393,6 +427,8 @@ public struct PacerSimulationResult: Sendable {
     /// Per displayed frame, ns (see `PacerSimulation` for the definition per display kind).
     public var addedLatencyNs: [UInt64] = []
     public var avoidableDrops = 0
+    public var guardExceededDrops = 0
+    public var stallDrops = 0
     public var preemptedDrops = 0
     /// The first few avoidable drops' frame ids (of a single run), for diagnosis.
     public var avoidableDropIds: [UInt64] = []
@@ -427,6 +463,8 @@ public struct PacerSimulationResult: Sendable {
         displayed += other.displayed
         addedLatencyNs += other.addedLatencyNs
         avoidableDrops += other.avoidableDrops
+        guardExceededDrops += other.guardExceededDrops
+        stallDrops += other.stallDrops
         preemptedDrops += other.preemptedDrops
         drops += other.drops
         repeats += other.repeats
@@ -442,6 +480,7 @@ public struct PacerSimulationResult: Sendable {
         policyStats.repeats += other.policyStats.repeats
         policyStats.latchMisses += other.policyStats.latchMisses
         policyStats.flips += other.policyStats.flips
+        policyStats.wakeStalls += other.policyStats.wakeStalls
     }
 }
 

@@ -35,6 +35,9 @@ public struct PacerStats: Sendable, Equatable {
     public var latchMisses: UInt64
     /// Page-flip events seen, including ones for commits this pacer did not issue.
     public var flips: UInt64
+    /// Hold wake-ups later than the largest allowed guard (`Configuration.wakeGuardNs`): the
+    /// present thread did not run when it had to; the held frame may have missed its refresh.
+    public var wakeStalls: UInt64 = 0
 
     public init(committed: UInt64 = 0, dropped: UInt64 = 0, repeats: UInt64 = 0,
                 latchMisses: UInt64 = 0, flips: UInt64 = 0) {

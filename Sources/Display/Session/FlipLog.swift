@@ -20,9 +20,11 @@ public final class FlipLog {
         write("{\"seq\":\(sequence),\"flip_ns\":\(flipNs),\"frame\":\(frame),\"ready_ns\":\(readyNs),\"commit_ns\":\(commitNs)}\n")
     }
 
-    /// `{"summary":true,"committed":…,"dropped":…,"repeats":…,"latch_misses":…,"flips":…}`
-    public func summary(_ s: PacerStats) {
-        write("{\"summary\":true,\"committed\":\(s.committed),\"dropped\":\(s.dropped),\"repeats\":\(s.repeats),\"latch_misses\":\(s.latchMisses),\"flips\":\(s.flips)}\n")
+    /// `{"summary":true,"committed":…,"dropped":…,"repeats":…,"latch_misses":…,"flips":…,
+    /// "wake_stalls":…,"hold_guard_ns":…}` (the pacer's counters and its learned hold guard)
+    public func summary(_ s: PacerStats, holdGuardNs: UInt64) {
+        write("{\"summary\":true,\"committed\":\(s.committed),\"dropped\":\(s.dropped),\"repeats\":\(s.repeats),\"latch_misses\":\(s.latchMisses),\"flips\":\(s.flips),"
+              + "\"wake_stalls\":\(s.wakeStalls),\"hold_guard_ns\":\(holdGuardNs)}\n")
     }
 
     public func close() {

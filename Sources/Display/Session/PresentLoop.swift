@@ -70,6 +70,9 @@ public final class PresentLoop {
 
     /// (readyNs, commitNs) by frame id while the frame is between ready and its flip.
     private var times: [UInt64: (ready: UInt64, commit: UInt64)] = [:]
+    /// VT signals that arrived during a screendump wait, handled first thing by the next iteration
+    /// (the kernel holds the switch until then).
+    private var deferredSignals: [SignalWatch.Event] = []
 
     public init(presenter: Presenter, signals: SignalWatch, vt: VTSwitch?, fps: Double,
                 screendumpFrames: Set<Int>, flipLog: FlipLog?) {
@@ -90,8 +93,13 @@ public final class PresentLoop {
     private var events: [FlipEvent] = []
     private var releasable: [UInt64] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+    /// DRM fd, signalfd, source wake fd: the descriptors every wait polls.
+    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 3)
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        pollSet.deallocate()
+    }
 
     /// Runs until the source is exhausted and its last frame is on screen, or a quit signal.
     /// - Parameter next: the source; nil = end of stream. Its errors propagate.
@@ -109,7 +117,12 @@ public final class PresentLoop {
         var consecutiveFailures = 0
 
         while true {
-            for s in signals.drain() {
+            var arrived = signals.drain()
+            if !deferredSignals.isEmpty {
+                arrived = deferredSignals + arrived
+                deferredSignals.removeAll()
+            }
+            for s in arrived {
                 switch s {
                 case .interrupt, .terminate: return .interrupted(s)
                 case .vtRelease:
@@ -125,6 +138,9 @@ public final class PresentLoop {
                 case .vtAcquire:
                     vt?.acknowledgeAcquire()
                     try presenter.resume()
+                    // The schedule goes on from here (as after a screendump hold), not from
+                    // where it would be had the frames been shown while away.
+                    if scheduleStart != nil { scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs }
                 }
             }
             // Flip events that already arrived (non-blocking): production running behind
@@ -156,11 +172,14 @@ public final class PresentLoop {
             }
 
             // Produce the next frame (decode + copy/convert, on this thread) once it is due and a
-            // slot is free — unless the pacer's deadline would pass meanwhile: producing blocks
-            // for `productionCostNs`, and a late `next` call would make the pacer miss its vblank.
+            // slot is free — unless a held frame's deadline would pass meanwhile: producing blocks
+            // for `productionCostNs`, and a late `next` call would make the held frame miss its
+            // vblank. (Other pacer waits may run late; a late frame's wait is for this newer one.)
             var produceAtNs: UInt64?
-            let fitsBeforeDeadline = waitUntil.map { now &+ productionCostNs < $0 } ?? true
-            if hold == nil, !sourceDone, fitsBeforeDeadline {
+            let fitsBeforeDeadline = pacer.holdDeadline.map { now &+ productionCostNs < $0 } ?? true
+            // While the VT is away a scheduled source pauses (nobody sees its frames); a live one
+            // keeps draining into the pacer, which drops all but the newest.
+            if hold == nil, !sourceDone, fitsBeforeDeadline, presenter.isActive || !followSchedule {
                 let t0 = MonotonicClock.nowNs()
                 if pending == nil {
                     switch try next() {
@@ -202,13 +221,13 @@ public final class PresentLoop {
             }
 
             // Sleep until a flip event, a signal, or the next deadline.
-            let deadline = [waitUntil, produceAtNs].compactMap { $0 }.min()
+            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max)
             // ns timeouts (ppoll): a hold deadline must not wake up to 1 ms late, as ms poll would.
             var timeoutNs: UInt64 = 1_000_000_000
-            if let deadline {
+            if deadline != .max {
                 now = MonotonicClock.nowNs()
                 timeoutNs = deadline <= now ? 0 : min(deadline - now, 1_000_000_000)
-            } else if pending != nil, hold == nil, !presenter.hasFreeSlot, !presenter.flipPending {
+            } else if presenter.isActive, pending != nil, hold == nil, !presenter.hasFreeSlot, !presenter.flipPending {
                 timeoutNs = 1_000_000  // waiting for a release that needs no event
             }
             if let outcome = awaitFlips(timeoutNs: timeoutNs) { return outcome }
@@ -219,10 +238,11 @@ public final class PresentLoop {
     /// pacer, the flip log and the screendump handshake, then recycles released buffers.
     /// - Returns: an outcome when a quit signal arrived during a screendump wait.
     private func awaitFlips(timeoutNs: UInt64) -> Outcome? {
-        var fds = [pollfd(fd: presenter.eventFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: sourceWakeDescriptor, events: Int16(POLLIN), revents: 0)]
-        _ = pf_poll_ns(&fds, sourceWakeDescriptor >= 0 ? 3 : 2, Int64(timeoutNs))
+        let fds = pollSet
+        fds[0] = pollfd(fd: presenter.eventFD, events: Int16(POLLIN), revents: 0)
+        fds[1] = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
+        fds[2] = pollfd(fd: sourceWakeDescriptor, events: Int16(POLLIN), revents: 0)
+        _ = pf_poll_ns(fds, sourceWakeDescriptor >= 0 ? 3 : 2, Int64(timeoutNs))
         if sourceWakeDescriptor >= 0, fds[2].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
             _ = read(sourceWakeDescriptor, &counter, 8)
@@ -275,7 +295,10 @@ public final class PresentLoop {
                        pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, -1)
             if fds[1].revents & Int16(POLLIN) != 0 {
-                for s in signals.drain() where s == .interrupt || s == .terminate { return .interrupted(s) }
+                for s in signals.drain() {
+                    if s == .interrupt || s == .terminate { return .interrupted(s) }
+                    deferredSignals.append(s)
+                }
             }
             if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 let r = read(0, &byte, 1)
