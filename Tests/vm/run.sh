@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The VM harness: glass, pacing, restore and probe checks of punktfunk-kiosk on real KMS drivers
-# (bochs-drm, virtio-gpu, vkms) in one QEMU TCG boot of Debian's kernel. Prints one PASS/FAIL line
-# per check with its figures and exits non-zero if any check fails or the VM cannot run.
+# The VM harness: glass, pacing, restore, VT switching and probe checks of punktfunk-kiosk on real
+# KMS drivers (bochs-drm, virtio-gpu, vkms) in one QEMU TCG boot of Debian's kernel. Prints one
+# PASS/FAIL line per check with its figures and exits non-zero if any check fails or the VM cannot
+# run.
 #   PF_VM_KIOSK   kiosk binary to test (default: .build/release/punktfunk-kiosk, built here). Release,
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr" to run (default all; for iterating)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt" to run (default all;
+#                 for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,7 +71,7 @@ cp "$repo/Sources/Kiosk/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # w
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -93,6 +95,7 @@ HDR_FRAMES='5,36'
 OVERLAY_FIXTURE='glass-1024x768.hevc'
 OVERLAY_FRAMES='5,20'
 OVERLAY_DEMO_FRAMES='60'
+VT_FIXTURE='glass-1024x768.hevc'
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

@@ -22,6 +22,7 @@ GLASS_MEAN_ABS = 1.5      # per channel, 0..255 scale
 GLASS_P999_ABS = 4
 GLASS_MAX_ABS = 6         # measured: mean 0.65-0.67, p99.9 2-3, max 3 (kiosk debug build, 2026-11-23)
 PACING_SLACK_NS = 1_500_000          # flip interval must be k periods within this (TCG jitter)
+VT_AWAY_CPU_MAX = 0.10              # the kiosk's CPU share while another VT is shown
 PACING_MISS_MARGIN_NS = 8_000_000   # a frame ready this long before a vblank must make it
 # flips needed, as a share of the vblanks the run spans; the rest is left to TCG producer stalls
 PACING_MIN_FLIP_SHARE = {60: 0.5, 240: 0.75}
@@ -247,6 +248,16 @@ def check_dmabuf(out, fixtures, frames):
                    f"route {route!r}; {figures}; kiosk exit {rc}")
 
 
+def best_frame(shown, ref):
+    """(frame, |err| mean, p99.9, max, runner-up frame, its mean) of the reference frame closest to
+    a shown picture: ranked on every 61st byte, the two best measured in full."""
+    sample = shown[::61]
+    ranked = sorted(ref, key=lambda m: mean_abs(sample, ref[m][::61]))
+    best, second = ranked[0], ranked[1]
+    mean, p999, top = summarize(abs_error_histogram(shown, ref[best]))
+    return best, mean, p999, top, second, mean_abs(shown, ref[second])
+
+
 def check_demo(out, fixtures, demo_fixture, frames):
     """`connect --demo` on glass: which picture of the looped stream is on screen depends on
     timing, so each screendump must match SOME frame of the demo stream (best of all frames)
@@ -262,12 +273,7 @@ def check_demo(out, fixtures, demo_fixture, frames):
             if dump is None:
                 continue
             w, h, px, x0, y0, shown = dump
-            # Rank on every 61st byte, then measure the two best in full.
-            sample = shown[::61]
-            ranked = sorted(ref, key=lambda m: mean_abs(sample, ref[m][::61]))
-            best, second = ranked[0], ranked[1]
-            mean, p999, top = summarize(abs_error_histogram(shown, ref[best]))
-            runner_up = mean_abs(shown, ref[second])
+            best, mean, p999, top, second, runner_up = best_frame(shown, ref)
             border = outside_is_black(w, h, px, x0, y0, fw, fh)
             ok = (rc == 0 and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS and top <= GLASS_MAX_ABS
                   and runner_up > mean and border == 0)
@@ -315,6 +321,142 @@ def check_restore(out):
                    + (f", {len(flips)} flips before SIGTERM" if case == "term" else "")
                    + f"; screen after vs before: {diff}"
                    + ("" if ok else f"; {stderr_hint(out, n)}") + states)
+
+
+VT_AWAY_MIN_S = 2.5     # the guest stays on tty3 for 3 s
+FBCON_TEXT = b"\xaa\xaa\xaa"                  # fbcon's default foreground (light grey)
+FBCON_COLOURS = {b"\x00\x00\x00", FBCON_TEXT}
+
+
+def read_jsonl(path):
+    out = []
+    for line in read_text(path).splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def console_figures(shot):
+    """(ok, text): a screendump that shows only fbcon's text colours, some of them text."""
+    w, h, px = shot
+    colours = collections.Counter(px[i:i + 3] for i in range(0, len(px), 3))
+    ok = set(colours) <= FBCON_COLOURS and colours[FBCON_TEXT] > 0
+    return ok, f"{w}x{h}, {len(colours)} colours, {colours[FBCON_TEXT]} text pixels"
+
+
+def check_vt(out, fixtures, fixture):
+    """The kiosk on tty2 (its controlling terminal): a SIGUSR1 from kill(2) does not stop it; while
+    it presents, tty2 is KD_GRAPHICS + VT_PROCESS and nobody else becomes master; `chvt 3` completes with the screen the kiosk found
+    (bochs-drm: fbcon shows tty3's console, pixel-exact as before the kiosk; virtio_gpu: kmstool's
+    pattern) and master free for another client, and no flip happens while away; after `chvt 2`
+    flips resume with the video on screen; SIGTERM exits 143 with the screen as found and tty2 back
+    in KD_TEXT + VT_AUTO."""
+    fw, fh, ref = reference_frames(os.path.join(fixtures, fixture), range(100000))
+    want_pattern = pattern(1024, 768)
+    for drv, mode in (("bochs-drm", (1024, 768)), ("virtio_gpu", (1280, 800))):
+        n = f"vt-{drv}"
+        label = f"vt {drv} (kiosk on tty2: chvt 3, chvt 2, SIGTERM)"
+        rc = rc_of(out, n)
+        snaps = {s.get("step"): s for s in read_jsonl(os.path.join(out, n + ".vt.jsonl"))}
+        names = ("on", "away", "away-end", "back", "after")
+        shots = {}
+        for s in ("console", "before", "on", "away", "back", "after"):
+            p = os.path.join(out, f"{n}-{s}.ppm")
+            shots[s] = read_ppm(p) if os.path.exists(p) else None
+        missing = [s for s in names if s not in snaps] + [f"{s}.ppm" for s, v in shots.items() if v is None]
+        if missing:
+            report(False, label, f"evidence missing: {', '.join(missing)}; exit {rc}; {stderr_hint(out, n)}")
+            continue
+        problems = []
+        steps = json.loads(read_text(os.path.join(out, n + ".steps"), "{}") or "{}")
+
+        def expect(step, **want):
+            got = {k: snaps[step].get(k) for k in want}
+            if got != want:
+                problems.append(f"{step}: {got}, want {want}")
+
+        # presenting: the VT is the kiosk's, master too
+        expect("on", active=2, kd="graphics", vt_mode="process", relsig=10, acqsig=12, master=0)
+        # away: the switch completed only after the kiosk let go; another client can be master
+        expect("away", active=3, master=1)
+        expect("away-end", active=3, master=1)
+        # back: the kiosk flips again, so it holds master
+        expect("back", active=2, kd="graphics", vt_mode="process", master=0)
+        # after SIGTERM: the VT and the display are free again
+        expect("after", active=2, kd="text", vt_mode="auto", master=1)
+        for k in ("chvt3_rc", "chvt2_rc"):
+            if steps.get(k) != 0:
+                problems.append(f"{k} {steps.get(k)}")
+        stray = steps.get("stray_usr1_flips")
+        if stray is None or stray < 10:
+            problems.append(f"{stray} flips after a SIGUSR1 sent with kill(2) (want >= 10: no VT switch was pending)")
+
+        flips, _ = flip_log(os.path.join(out, n + ".flips"))
+        t_away, t_end = snaps["away"]["mono_ns"], snaps["away-end"]["mono_ns"]
+        before = [f for f in flips if f["flip_ns"] < t_away]
+        during = [f for f in flips if t_away <= f["flip_ns"] <= t_end]
+        after = [f for f in flips if f["flip_ns"] > t_end]
+        away_s = (t_end - t_away) / 1e9
+        gap_s = (after[0]["flip_ns"] - before[-1]["flip_ns"]) / 1e9 if before and after else 0.0
+        if len(before) < 20 or during or len(after) < 20 or away_s < VT_AWAY_MIN_S:
+            problems.append(f"flips {len(before)} before / {len(during)} while away / {len(after)} after "
+                            f"(want >= 20 / 0 / >= 20), away {away_s:.2f} s")
+
+        # screens: the one the kiosk found (tty2's console or the pattern) is back while away
+        # (bochs-drm: tty3's console instead) and after the exit, pixel-exact
+        if drv == "bochs-drm":
+            c_ok, c_fig = console_figures(shots["console"])
+            b_ok, b_fig = console_figures(shots["before"])
+            if not (c_ok and b_ok and shots["console"] != shots["before"]):
+                problems.append(f"consoles before the kiosk: tty3 {c_fig}, tty2 {b_fig}")
+            found = f"tty2 console ({b_fig})"
+            away_want, away_name = shots["console"], "tty3 console as before the kiosk"
+        else:
+            if shots["before"][:2] != (1024, 768) or shots["before"][2] != want_pattern:
+                problems.append(f"pattern not on screen before the kiosk: {differing_pixels(shots['before'], want_pattern)}")
+            found = "kmstool pattern"
+            away_want, away_name = shots["before"], "the pattern"
+        away_same = shots["away"] == away_want
+        after_same = shots["after"] == shots["before"]
+        if not away_same:
+            problems.append(f"screen while away is not {away_name}")
+        if not after_same:
+            problems.append("screen after SIGTERM differs from before the kiosk")
+
+        # the video on screen before the switch and after coming back
+        video = []
+        for s in ("on", "back"):
+            w, h, px = shots[s]
+            x0, y0 = (w - fw) // 2, (h - fh) // 2
+            shown = crop(w, px, x0, y0, fw, fh)
+            best, mean, p999, top, second, runner_up = best_frame(shown, ref)
+            border = outside_is_black(w, h, px, x0, y0, fw, fh)
+            if ((w, h) != mode or mean > GLASS_MEAN_ABS or p999 > GLASS_P999_ABS or top > GLASS_MAX_ABS
+                    or runner_up <= mean or border):
+                problems.append(f"{s}: screen {w}x{h} (mode {mode[0]}x{mode[1]}) is not a frame "
+                                f"(best {best} mean {mean:.3f} p99.9 {p999} max {top}, next {runner_up:.2f}, border {border})")
+            video.append(f"{s} frame {best} |err| mean {mean:.3f} p99.9 {p999} max {top} (next best {runner_up:.2f})")
+        if rc != 143:
+            problems.append(f"exit {rc} (want 143): {stderr_hint(out, n)}")
+
+        # while away a file source pauses: the kiosk sleeps in poll (signals only)
+        ticks, hz = steps.get("away_cpu_ticks"), steps.get("user_hz") or 100
+        cpu_share = ticks / hz / away_s if ticks is not None and away_s > 0 else None
+        cpu_fig = f"{100 * cpu_share:.0f}%" if cpu_share is not None else "?"
+        if cpu_share is None or cpu_share > VT_AWAY_CPU_MAX:
+            problems.append(f"kiosk CPU while away {cpu_fig} (limit {100 * VT_AWAY_CPU_MAX:.0f}%)")
+        on, away, back, aft = snaps["on"], snaps["away"], snaps["back"], snaps["after"]
+        report(not problems, label,
+               f"found {found}; {stray} flips after a kill -USR1; presenting: tty2 KD {on['kd']} VT {on['vt_mode']}, other client's master {on['set_master']}; "
+               f"{len(before)} flips, chvt 3 rc {steps.get('chvt3_rc')}: tty{away['active']} active, screen "
+               f"{'identical to' if away_same else 'NOT'} {away_name}, other client master={away['master']}, "
+               f"{len(during)} flips in {away_s:.2f} s away (none for {gap_s:.2f} s), kiosk CPU {cpu_fig}; "
+               f"chvt 2 rc {steps.get('chvt2_rc')}: {len(after)} flips, other client's master {back['set_master']}; "
+               f"{'; '.join(video)}; SIGTERM exit {rc}: tty2 KD {aft['kd']} VT {aft['vt_mode']}, master free={aft['master']}, "
+               f"screen {'identical to' if after_same else 'NOT'} before"
+               + (f"; PROBLEMS: {'; '.join(problems)}" if problems else ""))
 
 
 def period_ns(out):
@@ -764,6 +906,8 @@ def main():
     if "overlay" in checks:
         check_overlay(a.out, a.fixtures, env["OVERLAY_FIXTURE"], [int(x) for x in env["OVERLAY_FRAMES"].split(",")],
                       env["DEMO_FIXTURE"], [int(x) for x in env["OVERLAY_DEMO_FRAMES"].split(",")])
+    if "vt" in checks:
+        check_vt(a.out, a.fixtures, env["VT_FIXTURE"])
     failed = RESULTS.count(False)
     print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not RESULTS else 0

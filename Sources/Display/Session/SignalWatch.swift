@@ -6,6 +6,8 @@ import Glibc
 /// SIGINT, SIGTERM (quit) and SIGUSR1, SIGUSR2 (VT release / acquire) delivered through a
 /// `signalfd`, so the presenter's poll loop sees them as readable fd events and every exit path
 /// runs the restore code on the presenting thread (no async-signal handler does any work).
+/// SIGUSR1/SIGUSR2 are VT events only when the kernel's VT code sent them (`SI_KERNEL`); one
+/// sent with kill(2) is dropped — acting on it would give up the display with no switch pending.
 ///
 /// - Precondition: create it before any other thread starts (decoder threads inherit the
 ///   blocked mask, so the signals stay pending for the signalfd instead of killing a thread).
@@ -35,8 +37,8 @@ public final class SignalWatch {
             switch Int32(info.ssi_signo) {
             case SIGINT: out.append(.interrupt)
             case SIGTERM: out.append(.terminate)
-            case SIGUSR1: out.append(.vtRelease)
-            case SIGUSR2: out.append(.vtAcquire)
+            case SIGUSR1 where info.ssi_code == SI_KERNEL: out.append(.vtRelease)
+            case SIGUSR2 where info.ssi_code == SI_KERNEL: out.append(.vtAcquire)
             default: break
             }
         }

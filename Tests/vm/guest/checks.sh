@@ -8,6 +8,7 @@
 #   pacing-{60,burst}.{rc,stderr,flips}                     kiosk present on vkms (real 60 Hz vblank)
 #   overlay-{bochs-drm,demo-bochs-drm,vkms}.{rc,stderr,stdout} + ...-frame-<n>.{ppm,argb}
 #     (vkms: ...-frame-<n>.planes + ...-frame-<n>-plane-<id>.argb instead of a .ppm)
+#   vt-<driver>.{rc,stderr,flips,vt.jsonl,steps} + vt-<driver>-{console,before,on,away,back,after}.ppm
 # Talks to the host only through the console: "@@SCREENDUMP <name> <qmp-device>" then waits for ACK.
 . "$PF_VM_OUT/guest.env"     # CHECKS KIOSK KMSTOOL FIXTURES GLASS_FIXTURES GLASS_FRAMES SMALL_FIXTURE PACING_FIXTURE KIOSK_TIMEOUT
 O=$PF_VM_OUT
@@ -227,6 +228,70 @@ if selected overlay; then
     echo "overlay: no vkms device (did 99-vkms.ko load?)"
   fi
   stamp overlay
+fi
+
+# --- vt: the kiosk on a real VT. It runs in a session of its own whose controlling terminal is
+# tty2 (setsid, then an open of /dev/tty2 makes it so), so it takes VT_PROCESS switching and
+# KD_GRAPHICS there. Per device: the screens first (tty3's console, then tty2 before the kiosk),
+# the kiosk presenting on tty2 for 20 flips, a SIGUSR1 sent with kill(2) (no VT switch: it must
+# go on flipping, 10 more flips), `chvt 3` (it must put the screen back and drop master
+# before the switch completes), a screendump and 3 s away, `chvt 2` (it must take master, modeset
+# and flip again), 20 more flips, SIGTERM. `kmstool vt` snapshots (CLOCK_MONOTONIC, active VT,
+# tty2's KD and VT modes, whether another client becomes master) mark each step in
+# vt-<driver>.vt.jsonl; verify.py holds the flip log against them. bochs-drm carries fbcon, so
+# while away it must show tty3's console; virtio_gpu has no console (fbcon stays on the primary
+# VGA), so kmstool's pattern is the screen the kiosk found there and must get back.
+# vt_snap NAME DEVICE STEP: one kmstool vt line, tagged with STEP
+vt_snap() { "$KMSTOOL" vt "$2" /dev/tty2 2>&1 | sed "s/^{/{\"step\":\"$3\",/" >> "$O/$1.vt.jsonl"; }
+lines_of() { wc -l < "$1" 2>/dev/null || echo 0; }
+# wait_lines FILE N PID: until FILE has N lines, PID has ended, or 60 s
+wait_lines() { timeout 60 sh -c "while [ \$(wc -l < '$1' 2>/dev/null || echo 0) -lt $2 ] && kill -0 $3 2>/dev/null; do sleep 0.2; done"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }   # utime + stime, USER_HZ
+if selected vt; then
+  printf '\033[2J\033[Hpunktfunk-kiosk vt check: tty2, the VT the kiosk runs on\n' > /dev/tty2
+  printf '\033[2J\033[Hpunktfunk-kiosk vt check: tty3, the console while the kiosk is away\n' > /dev/tty3
+  for d in bochs-drm:vga:1024x768:$BOCHS virtio_gpu:vgpu:1280x800:$VIRTIO; do
+    drv=${d%%:*} rest=${d#*:}; qdev=${rest%%:*} rest=${rest#*:}; size=${rest%%:*} dev=${rest#*:}
+    n=vt-$drv
+    [ $drv = virtio_gpu ] && hold_pattern "$dev" "$n"
+    busybox chvt 3; shot "$n-console" "$qdev"
+    busybox chvt 2; shot "$n-before" "$qdev"
+    rm -f "$O/$n.flips" "$O/$n.vt.jsonl" $TMPDIR/vt.pid
+    # fd 3 stays open in the kiosk: the last close of a tty clears it as the session's terminal
+    setsid -w sh -c 'exec 3<>/dev/tty2; echo $$ > "$0"; exec "$@"' $TMPDIR/vt.pid \
+      timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$VT_FIXTURE" --drm-device "$dev" \
+      --mode "$(mode_of "$drv" "$size")" --loop 1000 --flip-log "$O/$n.flips" < /dev/null > /dev/null 2> "$O/$n.stderr" &
+    job=$!
+    wait_lines "$O/$n.flips" 20 $job
+    kiosk=$(pgrep -P "$(cat $TMPDIR/vt.pid)" | head -1)
+    k0=$(lines_of "$O/$n.flips"); kill -USR1 "$kiosk"
+    wait_lines "$O/$n.flips" $((k0 + 10)) $job
+    k1=$(lines_of "$O/$n.flips")
+    vt_snap "$n" "$dev" on
+    shot "$n-on" "$qdev"
+    timeout 30 busybox chvt 3; r3=$?
+    vt_snap "$n" "$dev" away
+    shot "$n-away" "$qdev"
+    c0=$(cpu_ticks "$kiosk")
+    sleep 3
+    c1=$(cpu_ticks "$kiosk")
+    vt_snap "$n" "$dev" away-end
+    timeout 30 busybox chvt 2; r2=$?
+    # no master attempt here: the kiosk takes master only after the switch completed
+    wait_lines "$O/$n.flips" $(($(lines_of "$O/$n.flips") + 20)) $job
+    vt_snap "$n" "$dev" back
+    shot "$n-back" "$qdev"
+    kill -TERM "$(cat $TMPDIR/vt.pid)" 2>/dev/null
+    wait $job
+    echo $? > "$O/$n.rc"
+    shot "$n-after" "$qdev"
+    vt_snap "$n" "$dev" after
+    echo "{\"stray_usr1_flips\":$((k1 - k0)),\"chvt3_rc\":$r3,\"chvt2_rc\":$r2,\"away_cpu_ticks\":$((c1 - c0)),\"user_hz\":$(getconf CLK_TCK)}" > "$O/$n.steps"
+    [ $drv = virtio_gpu ] && release_pattern
+    echo "$n: exit $(cat "$O/$n.rc"), chvt 3 rc $r3, chvt 2 rc $r2, $(lines_of "$O/$n.flips") flip-log lines"
+  done
+  busybox chvt 1
+  stamp vt
 fi
 
 dmesg > "$O/dmesg.txt"

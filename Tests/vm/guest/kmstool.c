@@ -21,6 +21,10 @@
  *   kmstool hdr DEVICE
  *       One JSON line per connector: its HDR_OUTPUT_METADATA blob id and bytes (hex; "" for none)
  *       and its Colorspace value and enum name (-1 / "" when the connector lacks the property).
+ *   kmstool vt DEVICE TTY
+ *       One JSON line: CLOCK_MONOTONIC ns (taken first), the active VT, TTY's KDGETMODE and
+ *       VT_GETMODE, and whether this process could become DRM master of DEVICE (master on open, and
+ *       drmSetMaster's result); the device is closed again at once, so master is dropped on exit.
  *
  * Exit codes: 0 ok, 1 usage, 2 device/KMS failure (message on stderr).
  */
@@ -30,8 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/kd.h>
+#include <linux/vt.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 #include <drm_fourcc.h>
@@ -378,6 +386,32 @@ static int hdr_state(const char *path) {
     return 0;
 }
 
+/* A VT's modes and the master question, for the vt check (see the header). */
+static int vt_state(const char *device, const char *tty) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int t = open(tty, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (t < 0) { fprintf(stderr, "kmstool: open %s: %s\n", tty, strerror(errno)); return 2; }
+    struct vt_stat st = { 0 };
+    struct vt_mode vm = { 0 };
+    int kd = -1;
+    int st_rc = ioctl(t, VT_GETSTATE, &st), vm_rc = ioctl(t, VT_GETMODE, &vm), kd_rc = ioctl(t, KDGETMODE, &kd);
+    close(t);
+    int fd = open(device, O_RDWR | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "kmstool: open %s: %s\n", device, strerror(errno)); return 2; }
+    int on_open = drmIsMaster(fd);
+    int set = drmSetMaster(fd), set_errno = set ? errno : 0;
+    int master = drmIsMaster(fd);
+    close(fd);
+    const char *kd_name = kd_rc ? "error" : kd == KD_TEXT ? "text" : kd == KD_GRAPHICS ? "graphics" : "other";
+    const char *vm_name = vm_rc ? "error" : vm.mode == VT_AUTO ? "auto" : vm.mode == VT_PROCESS ? "process" : "other";
+    printf("{\"mono_ns\":%lld,\"active\":%d,\"tty\":\"%s\",\"kd\":\"%s\",\"vt_mode\":\"%s\",\"relsig\":%d,"
+           "\"acqsig\":%d,\"master_on_open\":%d,\"set_master\":\"%s\",\"master\":%d}\n",
+           (long long)now.tv_sec * 1000000000LL + now.tv_nsec, st_rc ? -1 : st.v_active, tty, kd_name, vm_name,
+           vm.relsig, vm.acqsig, on_open, set ? strerror(set_errno) : "ok", master);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "probe") == 0) {
         char path[64];
@@ -390,11 +424,12 @@ int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "state") == 0) return state(argv[2]);
     if (argc == 4 && strcmp(argv[1], "planes") == 0) return planes_state(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "hdr") == 0) return hdr_state(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "vt") == 0) return vt_state(argv[2], argv[3]);
     unsigned w, h;
     if (argc == 4 && strcmp(argv[1], "hold") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
         return hold(argv[2], w, h);
     if (argc == 4 && strcmp(argv[1], "takeover") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
         return takeover(argv[2], w, h);
-    fprintf(stderr, "usage: kmstool probe | state DEVICE | planes DEVICE PREFIX | hdr DEVICE | hold DEVICE WxH | takeover DEVICE WxH\n");
+    fprintf(stderr, "usage: kmstool probe | state DEVICE | planes DEVICE PREFIX | hdr DEVICE | vt DEVICE TTY | hold DEVICE WxH | takeover DEVICE WxH\n");
     return 1;
 }
