@@ -350,17 +350,18 @@ def check_vt(out, fixtures, fixture):
     """The kiosk on tty2 (its controlling terminal): a SIGUSR1 from kill(2) does not stop it; while
     it presents, tty2 is KD_GRAPHICS + VT_PROCESS and nobody else becomes master; `chvt 3` completes with the screen the kiosk found
     (bochs-drm: fbcon shows tty3's console, pixel-exact as before the kiosk; virtio_gpu: kmstool's
-    pattern) and master free for another client, and no flip happens while away; after `chvt 2`
-    flips resume with the video on screen; SIGTERM exits 143 with the screen as found and tty2 back
-    in KD_TEXT + VT_AUTO."""
+    pattern) and master free for another client, and no flip happens while away; `chvt 2` while
+    that client still holds master leaves the kiosk waiting (it says so on stderr and retries);
+    once the client lets go flips resume with the video on screen; SIGTERM exits 143 with the
+    screen as found and tty2 back in KD_TEXT + VT_AUTO."""
     fw, fh, ref = reference_frames(os.path.join(fixtures, fixture), range(100000))
     want_pattern = pattern(1024, 768)
     for drv, mode in (("bochs-drm", (1024, 768)), ("virtio_gpu", (1280, 800))):
         n = f"vt-{drv}"
-        label = f"vt {drv} (kiosk on tty2: chvt 3, chvt 2, SIGTERM)"
+        label = f"vt {drv} (kiosk on tty2: chvt 3, chvt 2 with master held elsewhere, SIGTERM)"
         rc = rc_of(out, n)
         snaps = {s.get("step"): s for s in read_jsonl(os.path.join(out, n + ".vt.jsonl"))}
-        names = ("on", "away", "away-end", "back", "after")
+        names = ("on", "away", "away-end", "contended", "contended-end", "back", "after")
         shots = {}
         for s in ("console", "before", "on", "away", "back", "after"):
             p = os.path.join(out, f"{n}-{s}.ppm")
@@ -382,6 +383,14 @@ def check_vt(out, fixtures, fixture):
         # away: the switch completed only after the kiosk let go; another client can be master
         expect("away", active=3, master=1)
         expect("away-end", active=3, master=1)
+        # back on tty2 while another client holds master: the kiosk waits (and retries)
+        expect("contended", active=2, master=0)
+        expect("contended-end", active=2, master=0)
+        if steps.get("master_holder") != "@@MASTER ok":
+            problems.append(f"the other client did not become master while away: {steps.get('master_holder')}")
+        retry_said = "cannot take the display back" in read_text(os.path.join(out, n + ".stderr"), "")
+        if not retry_said:
+            problems.append("no 'cannot take the display back' on stderr while master was held")
         # back: the kiosk flips again, so it holds master
         expect("back", active=2, kd="graphics", vt_mode="process", master=0)
         # after SIGTERM: the VT and the display are free again
@@ -395,9 +404,10 @@ def check_vt(out, fixtures, fixture):
 
         flips, _ = flip_log(os.path.join(out, n + ".flips"))
         t_away, t_end = snaps["away"]["mono_ns"], snaps["away-end"]["mono_ns"]
+        t_free = snaps["contended-end"]["mono_ns"]  # the other client lets go after this
         before = [f for f in flips if f["flip_ns"] < t_away]
-        during = [f for f in flips if t_away <= f["flip_ns"] <= t_end]
-        after = [f for f in flips if f["flip_ns"] > t_end]
+        during = [f for f in flips if t_away <= f["flip_ns"] <= t_free]
+        after = [f for f in flips if f["flip_ns"] > t_free]
         away_s = (t_end - t_away) / 1e9
         gap_s = (after[0]["flip_ns"] - before[-1]["flip_ns"]) / 1e9 if before and after else 0.0
         if len(before) < 20 or during or len(after) < 20 or away_s < VT_AWAY_MIN_S:
@@ -452,8 +462,11 @@ def check_vt(out, fixtures, fixture):
                f"found {found}; {stray} flips after a kill -USR1; presenting: tty2 KD {on['kd']} VT {on['vt_mode']}, other client's master {on['set_master']}; "
                f"{len(before)} flips, chvt 3 rc {steps.get('chvt3_rc')}: tty{away['active']} active, screen "
                f"{'identical to' if away_same else 'NOT'} {away_name}, other client master={away['master']}, "
-               f"{len(during)} flips in {away_s:.2f} s away (none for {gap_s:.2f} s), kiosk CPU {cpu_fig}; "
-               f"chvt 2 rc {steps.get('chvt2_rc')}: {len(after)} flips, other client's master {back['set_master']}; "
+               f"{len(during)} flips while away and while another client held master on the return "
+               f"(none for {gap_s:.2f} s), kiosk CPU {cpu_fig} in {away_s:.2f} s away; "
+               f"chvt 2 rc {steps.get('chvt2_rc')} with master held ({steps.get('master_holder')}): kiosk waited"
+               f"{' and said so' if retry_said else ' SILENTLY'}, then {len(after)} flips once it was free, "
+               f"other client's master {back['set_master']}; "
                f"{'; '.join(video)}; SIGTERM exit {rc}: tty2 KD {aft['kd']} VT {aft['vt_mode']}, master free={aft['master']}, "
                f"screen {'identical to' if after_same else 'NOT'} before"
                + (f"; PROBLEMS: {'; '.join(problems)}" if problems else ""))

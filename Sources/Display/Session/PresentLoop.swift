@@ -73,6 +73,9 @@ public final class PresentLoop {
     /// VT signals that arrived during a screendump wait, handled first thing by the next iteration
     /// (the kernel holds the switch until then).
     private var deferredSignals: [SignalWatch.Event] = []
+    /// Set while our VT is in front but DRM master could not be retaken: the next attempt, ns.
+    private var resumeRetryAtNs: UInt64?
+    static let resumeRetryNs: UInt64 = 250_000_000
 
     public init(presenter: Presenter, signals: SignalWatch, vt: VTSwitch?, fps: Double,
                 screendumpFrames: Set<Int>, flipLog: FlipLog?) {
@@ -135,14 +138,13 @@ public final class PresentLoop {
                         pacer.flipCompleted(timestampNs: 0, sequence: 0, nowNs: MonotonicClock.nowNs())
                     }
                     vt?.acknowledgeRelease()
+                    resumeRetryAtNs = nil
                 case .vtAcquire:
                     vt?.acknowledgeAcquire()
-                    try presenter.resume()
-                    // The schedule goes on from here (as after a screendump hold), not from
-                    // where it would be had the frames been shown while away.
-                    if scheduleStart != nil { scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs }
+                    resumeDisplay()
                 }
             }
+            if let retry = resumeRetryAtNs, MonotonicClock.nowNs() >= retry { resumeDisplay() }
             // Flip events that already arrived (non-blocking): production running behind
             // schedule loops without sleeping, and must not starve the pacer of completions.
             if let outcome = awaitFlips(timeoutNs: 0) { return outcome }
@@ -221,7 +223,7 @@ public final class PresentLoop {
             }
 
             // Sleep until a flip event, a signal, or the next deadline.
-            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max)
+            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max, resumeRetryAtNs ?? .max)
             // ns timeouts (ppoll): a hold deadline must not wake up to 1 ms late, as ms poll would.
             var timeoutNs: UInt64 = 1_000_000_000
             if deadline != .max {
@@ -271,6 +273,26 @@ public final class PresentLoop {
         }
         recycle()
         return nil
+    }
+
+    /// Takes the display back after a switch to our VT. When DRM master is still held by another
+    /// client (a compositor that has not let go yet), the loop stays suspended and tries again
+    /// every `resumeRetryNs` until it works or the VT is switched away again; the first refusal
+    /// is said on stderr.
+    private func resumeDisplay() {
+        do {
+            try presenter.resume()
+            resumeRetryAtNs = nil
+            // The schedule goes on from here (as after a screendump hold), not from where it
+            // would be had the frames been shown while away.
+            if scheduleStart != nil { scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs }
+        } catch {
+            if resumeRetryAtNs == nil {
+                let line = "punktfunk-kiosk: cannot take the display back (\(error)); retrying every \(Self.resumeRetryNs / 1_000_000) ms\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
+            }
+            resumeRetryAtNs = MonotonicClock.nowNs() + Self.resumeRetryNs
+        }
     }
 
     /// Hands the pacer's releasable ids back to the presenter.

@@ -276,8 +276,17 @@ if selected vt; then
     sleep 3
     c1=$(cpu_ticks "$kiosk")
     vt_snap "$n" "$dev" away-end
+    # back to tty2 while another client still holds master (a compositor slow to let go): the
+    # kiosk keeps running suspended and retries; once that client lets go it presents again
+    rm -f $TMPDIR/master.in; mkfifo $TMPDIR/master.in; exec 7<>$TMPDIR/master.in
+    "$KMSTOOL" master "$dev" <&7 > "$O/$n-master.log" 2>&1 &
+    holder=$!
+    wait_for "$O/$n-master.log" '@@MASTER' 20 || echo "$n: kmstool master did not start"
     timeout 30 busybox chvt 2; r2=$?
-    # no master attempt here: the kiosk takes master only after the switch completed
+    vt_snap "$n" "$dev" contended
+    sleep 1.5
+    vt_snap "$n" "$dev" contended-end
+    echo release >&7; wait $holder; exec 7>&-
     wait_lines "$O/$n.flips" $(($(lines_of "$O/$n.flips") + 20)) $job
     vt_snap "$n" "$dev" back
     shot "$n-back" "$qdev"
@@ -286,7 +295,7 @@ if selected vt; then
     echo $? > "$O/$n.rc"
     shot "$n-after" "$qdev"
     vt_snap "$n" "$dev" after
-    echo "{\"stray_usr1_flips\":$((k1 - k0)),\"chvt3_rc\":$r3,\"chvt2_rc\":$r2,\"away_cpu_ticks\":$((c1 - c0)),\"user_hz\":$(getconf CLK_TCK)}" > "$O/$n.steps"
+    echo "{\"stray_usr1_flips\":$((k1 - k0)),\"chvt3_rc\":$r3,\"chvt2_rc\":$r2,\"master_holder\":\"$(head -1 "$O/$n-master.log")\",\"away_cpu_ticks\":$((c1 - c0)),\"user_hz\":$(getconf CLK_TCK)}" > "$O/$n.steps"
     [ $drv = virtio_gpu ] && release_pattern
     echo "$n: exit $(cat "$O/$n.rc"), chvt 3 rc $r3, chvt 2 rc $r2, $(lines_of "$O/$n.flips") flip-log lines"
   done

@@ -25,6 +25,9 @@
  *       One JSON line: CLOCK_MONOTONIC ns (taken first), the active VT, TTY's KDGETMODE and
  *       VT_GETMODE, and whether this process could become DRM master of DEVICE (master on open, and
  *       drmSetMaster's result); the device is closed again at once, so master is dropped on exit.
+ *   kmstool master DEVICE
+ *       Becomes DRM master of DEVICE (as a compositor that has not let go would be), prints
+ *       "@@MASTER <ok|error>" and holds it until a line (or EOF) on stdin; then exits.
  *
  * Exit codes: 0 ok, 1 usage, 2 device/KMS failure (message on stderr).
  */
@@ -412,6 +415,18 @@ static int vt_state(const char *device, const char *tty) {
     return 0;
 }
 
+static int master(const char *device) {
+    int fd = open(device, O_RDWR | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "kmstool: open %s: %s\n", device, strerror(errno)); return 2; }
+    int set = drmSetMaster(fd);
+    printf("@@MASTER %s\n", set ? strerror(errno) : "ok");
+    fflush(stdout);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin)) { /* EOF also ends it */ }
+    close(fd);
+    return set ? 2 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "probe") == 0) {
         char path[64];
@@ -425,11 +440,12 @@ int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "planes") == 0) return planes_state(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "hdr") == 0) return hdr_state(argv[2]);
     if (argc == 4 && strcmp(argv[1], "vt") == 0) return vt_state(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "master") == 0) return master(argv[2]);
     unsigned w, h;
     if (argc == 4 && strcmp(argv[1], "hold") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
         return hold(argv[2], w, h);
     if (argc == 4 && strcmp(argv[1], "takeover") == 0 && sscanf(argv[3], "%ux%u", &w, &h) == 2)
         return takeover(argv[2], w, h);
-    fprintf(stderr, "usage: kmstool probe | state DEVICE | planes DEVICE PREFIX | hdr DEVICE | vt DEVICE TTY | hold DEVICE WxH | takeover DEVICE WxH\n");
+    fprintf(stderr, "usage: kmstool probe | state DEVICE | planes DEVICE PREFIX | hdr DEVICE | vt DEVICE TTY | master DEVICE | hold DEVICE WxH | takeover DEVICE WxH\n");
     return 1;
 }
