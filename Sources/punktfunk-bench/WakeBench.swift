@@ -7,7 +7,7 @@ import Synchronization
 /// 1 ns slack, and SCHED_FIFO 10 with a 1 ns slack — each on an idle machine and with every core
 /// busy (spinning threads, one of them streaming 64 MiB through memory). Quantiles in µs; the
 /// steal column is the CPU time the hypervisor took from this virtual machine meanwhile (/proc/stat).
-/// The pacer simulation's `WakeModel.realtimeLoaded` / `.normalLoaded` are taken from this table.
+/// The pacer simulation's `WakeModel.realtimeBusy` / `.normalBusy` are taken from its busy rows.
 func runWakeBench(waits count: Int) -> [String] {
     var lines = ["Timed-wait lateness (\(count) ppoll waits of 0.5-4 ms per row; µs late)"]
     lines.append("  " + column("scheduling", 34) + column("load", 8) + column("p50", 7) + column("p90", 7) + column("p99", 8)

@@ -17,7 +17,7 @@ import PunktfunkWire
 ///   issued; the event carries that time and sequence 0.
 /// - **Presenter.** One thread. Every wake-up (frame ready, flip event, timer) is handled after a
 ///   scheduling delay drawn from the scenario's `WakeModel` (default: the SCHED_FIFO present
-///   thread on a loaded machine, as measured by `punktfunk-bench wake`). On waking it delivers
+///   thread on a busy machine, as measured by `punktfunk-bench wake`). On waking it delivers
 ///   every event due by then, calls `next` until it answers `.wait`, issues commits at once, and
 ///   drains releasable buffers.
 ///
@@ -33,15 +33,14 @@ import PunktfunkWire
 ///   could (`oracle(f + 1) > V`, or `f` is the last frame), and `V` was still free when `f`
 ///   was delivered (the commit in flight at `delivered(f)`, if any, latches before `V`).
 /// - **Late-wake drop**: as above, except that a timed wake-up due before `V`'s latch point (by
-///   at least `lateWakeLeadNs`) ran after it while `f` waited (a held frame's deadline wake-up,
-///   later than the policy's guard):
-///   the decision was sound, the presenter thread did not run in time. These measure the wake-up
-///   model — how often the machine's scheduling exceeds what the policy learned — not the policy,
-///   and are reported separately, as *guard exceeded* (up to `stallThresholdNs` late, the largest
-///   guard `FlipPacer` may keep) and *stall* (later than that).
-/// - **Preempted drop**: as an avoidable drop, except that `V` had already been given to an older frame by a
-///   commit issued before `f` was delivered (commits cannot be withdrawn and one is in flight at a
-///   time). These are the cost of committing early — for the pacer, frames landing between its
+///   at least `lateWakeLeadNs`) ran after it while `f` waited — a held frame's deadline wake-up,
+///   later than the policy's guard: the decision was sound, the presenter thread did not run in
+///   time. These measure the wake-up model (how often the machine's scheduling exceeds what the
+///   policy learned), not the policy, and are reported separately, as *guard exceeded* (up to
+///   `stallThresholdNs` late, the largest guard `FlipPacer` may keep) and *stall* (later).
+/// - **Preempted drop**: as an avoidable drop, except that `V` had already been given to an older
+///   frame by a commit issued before `f` was delivered (commits cannot be withdrawn and one is in
+///   flight at a time). These are the cost of committing early — for the pacer, frames landing between its
 ///   hold deadline and the latch point — and are reported separately.
 /// - Every other drop shares its oracle refresh with a newer frame and is unavoidable.
 /// - **Repeats**: refreshes between the first and the last flip at which no new frame latched;

@@ -5,8 +5,8 @@ import Glibc
 
 /// Real-time scheduling for the presenting thread. The pacer holds a frame until a deadline
 /// shortly before the latch point; a wake-up later than its learned guard costs a refresh. A
-/// SCHED_OTHER thread on a loaded box wakes up to milliseconds late (measured by `punktfunk-bench
-/// wake`, docs/PERFORMANCE.md); SCHED_FIFO with a 1 ns timer slack keeps the tail near 0.1 ms.
+/// SCHED_OTHER thread on a busy box wakes up to milliseconds late (measured by `punktfunk-bench
+/// wake`, docs/PERFORMANCE.md); SCHED_FIFO keeps p99.9 near 0.2 ms.
 ///
 /// `raise` applies to the calling thread only (threads it creates afterwards start as
 /// SCHED_OTHER: SCHED_RESET_ON_FORK), so decode and network threads keep normal priority.
