@@ -71,7 +71,8 @@ func runPacerBench(quick: Bool) -> [String] {
     return lines
 }
 
-private func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(1, width - s.count)) }
+/// `s` padded with spaces to `width` columns (at least one space): the bench tables' cells.
+func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(1, width - s.count)) }
 
 private func fmt(_ x: Double, _ decimals: Int) -> String {
     var scale = 1.0

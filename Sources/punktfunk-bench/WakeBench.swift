@@ -10,9 +10,9 @@ import Synchronization
 /// The pacer simulation's `WakeModel.realtimeBusy` / `.normalBusy` are taken from its busy rows.
 func runWakeBench(waits count: Int) -> [String] {
     var lines = ["Timed-wait lateness (\(count) ppoll waits of 0.5-4 ms per row; µs late)"]
-    lines.append("  " + column("scheduling", 34) + column("load", 8) + column("p50", 7) + column("p90", 7) + column("p99", 8)
-                 + column("p99.9", 8) + column("p99.95", 8) + column("p99.99", 8) + column("max", 8) + column(">0.25ms", 9)
-                 + column(">1ms", 8) + "steal ms")
+    lines.append("  " + pad("scheduling", 34) + pad("load", 8) + pad("p50", 7) + pad("p90", 7) + pad("p99", 8)
+                 + pad("p99.9", 8) + pad("p99.95", 8) + pad("p99.99", 8) + pad("max", 8) + pad(">0.25ms", 9)
+                 + pad(">1ms", 8) + "steal ms")
     var p999: [String: Double] = [:]
     for loaded in [false, true] {
         for (name, priority, slackOne) in [("SCHED_OTHER, slack 50 us (baseline)", Int32(0), false),
@@ -39,10 +39,10 @@ func runWakeBench(waits count: Int) -> [String] {
             func q(_ p: Double) -> Double { Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000 }
             let over250 = Double(sorted.filter { $0 > 250_000 }.count) / Double(sorted.count) * 100
             let over1ms = Double(sorted.filter { $0 > 1_000_000 }.count) / Double(sorted.count) * 100
-            lines.append("  " + column(name, 34) + column(loaded ? "busy" : "idle", 8) + column(f(q(0.5)), 7) + column(f(q(0.9)), 7)
-                         + column(f(q(0.99)), 8) + column(f(q(0.999)), 8) + column(f(q(0.9995)), 8) + column(f(q(0.9999)), 8)
-                         + column(f(Double(sorted.last ?? 0) / 1000), 8) + column(String(format: "%.3f%%", over250), 9)
-                         + column(String(format: "%.3f%%", over1ms), 8) + "\(steal)")
+            lines.append("  " + pad(name, 34) + pad(loaded ? "busy" : "idle", 8) + pad(f(q(0.5)), 7) + pad(f(q(0.9)), 7)
+                         + pad(f(q(0.99)), 8) + pad(f(q(0.999)), 8) + pad(f(q(0.9995)), 8) + pad(f(q(0.9999)), 8)
+                         + pad(f(Double(sorted.last ?? 0) / 1000), 8) + pad(String(format: "%.3f%%", over250), 9)
+                         + pad(String(format: "%.3f%%", over1ms), 8) + "\(steal)")
             if loaded { p999[name] = q(0.999) }
         }
     }
@@ -100,5 +100,4 @@ private func stealMs() -> Int {
     return fields[7] * 1000 / Int(sysconf(Int32(_SC_CLK_TCK)))
 }
 
-private func column(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(1, width - s.count)) }
 private func f(_ x: Double) -> String { String(format: x < 10 ? "%.1f" : "%.0f", x) }

@@ -33,9 +33,9 @@ public struct PresentThreadScheduling: Sendable {
     /// Raises the calling thread to SCHED_FIFO `priority` (0 = leave the policy alone) and sets a
     /// 1 ns timer slack (which the kernel may lower to 0 for a real-time thread).
     public static func raise(priority: Int32) -> PresentThreadScheduling {
-        var policy: Int32 = 0, current: Int32 = 0
+        var policy: Int32 = 0, foundPriority: Int32 = 0
         var slack: UInt = 0
-        if pf_thread_scheduling(&policy, &current, &slack) != 0 { policy = SCHED_OTHER; current = 0; slack = 0 }
+        if pf_thread_scheduling(&policy, &foundPriority, &slack) != 0 { policy = SCHED_OTHER; slack = 0 }
         _ = pf_thread_set_timer_slack(1)
         var refusal = ""
         var raised = false
@@ -45,7 +45,7 @@ public struct PresentThreadScheduling: Sendable {
                 raised = true
             } else {
                 let why = -result == EPERM
-                    ? "not permitted: RLIMIT_RTPRIO is \(pf_rtprio_limit()); allow it with LimitRTPRIO=\(priority) or CAP_SYS_NICE"
+                    ? "not permitted: RLIMIT_RTPRIO is \(priorityLimit); allow it with LimitRTPRIO=\(priority) or CAP_SYS_NICE"
                     : String(cString: strerror(-result))
                 refusal = " (SCHED_FIFO \(priority) refused: \(why))"
             }
