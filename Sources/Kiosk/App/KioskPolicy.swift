@@ -1,0 +1,35 @@
+/// How the application behaves around its jobs: the command-line adapters run one job and end
+/// the process with its outcome; the kiosk stays, going back to the host list or an error screen.
+public struct KioskPolicy: Sendable, Equatable {
+    public enum AfterJob: Sendable, Equatable {
+        /// End the process when the first job ends: 0 when it finished, 1 when it failed.
+        case exitProcess
+        /// Go back to the host list (finished) or the error screen (failed).
+        case returnToHosts
+    }
+
+    public var afterJob: AfterJob
+    /// Accept a host's certificate on first use and record it (`--tofu`).
+    public var allowFirstUse: Bool
+    /// Without a usable display, end with `ExitStatus.noDisplay` (connect or present on glass)
+    /// instead of running the session headless (the kiosk says so and goes on).
+    public var requiresDisplay: Bool
+    /// How long leaving waits for the running stream to stop before ending anyway, ns.
+    public var leaveGraceNs: UInt64
+
+    public init(afterJob: AfterJob, allowFirstUse: Bool = false, requiresDisplay: Bool = false,
+                leaveGraceNs: UInt64 = 5_000_000_000) {
+        self.afterJob = afterJob; self.allowFirstUse = allowFirstUse
+        self.requiresDisplay = requiresDisplay; self.leaveGraceNs = leaveGraceNs
+    }
+}
+
+/// The process's exit statuses.
+public enum ExitStatus {
+    /// The job ran its course (the requested time passed, the file played, the host is paired).
+    public static let finished: Int32 = 0
+    /// The job failed; the sentence was said on stderr.
+    public static let failed: Int32 = 1
+    /// The job needs a display and there is none.
+    public static let noDisplay: Int32 = 2
+}
