@@ -4,19 +4,24 @@ import PunktfunkWire
 import VideoDecode
 
 /// A live session end to end, minus the glass: the pump thread (`SessionDialer` →
-/// `ClientSession`: dial, handshake, media, feedback, resume), the decode thread (`DecodeStage`),
-/// and decoded pictures waiting in `stage.output` for whoever presents them on the calling side.
+/// `ClientSession`: dial, handshake, media, feedback, resume), the decode thread (`DecodeStage`,
+/// when decoding), and decoded pictures waiting in `stage.output` for whoever presents them.
 ///
-/// Threads: `start()` spawns the pump and decode threads; callbacks of the session run on the
-/// pump thread; a decoder keyframe request reaches the session through its outbox (thread-safe).
-/// `wait()` blocks until the session ended and the decoder drained; `stop()` ends it early (the
-/// pump quits with 0x51 at its next pass).
+/// Threads: `start()` spawns the pump and decode threads; callbacks of the session and
+/// `onProgress` run on the pump thread; a decoder keyframe request reaches the session through
+/// its outbox (thread-safe). `wait()` blocks until the session ended and the decoder drained;
+/// `stop()` ends it early (the pump quits with 0x51 at its next pass).
 public final class StreamPipeline: @unchecked Sendable {
-    public let stage: DecodeStage
+    /// The decode thread; nil when the session runs without decoding (headless AU dumps).
+    public let stage: DecodeStage?
     public let options: ClientSession.Options
     /// Installed on each ClientSession the dialer creates (stats, audio, …), after the pipeline's own.
     public var prepare: (ClientSession) -> Void = { _ in }
-    public var onResume: (Int) -> Void = { _ in }
+    /// Progress for the application, on the pump thread: established (each session, after a
+    /// redirect or resume too), resuming, and finally `.ended` once the decoder drained.
+    public var onProgress: @Sendable (StreamEvent) -> Void = { _ in }
+    /// Each complete AU before it is decoded (bytes valid during the call; pump thread).
+    public var onAccessUnit: ((AccessUnit) -> Void)?
     /// The host's newest static HDR metadata (0xCE datagrams), for the presenting thread.
     public let hostHDR = LatestHDRMetadata()
 
@@ -26,9 +31,9 @@ public final class StreamPipeline: @unchecked Sendable {
     private var _stopRequested = false
     private let ended = DispatchSemaphore(value: 0)
 
-    public init(options: ClientSession.Options, decoder: DecoderLadder.Configuration) {
+    public init(options: ClientSession.Options, decoder: DecoderLadder.Configuration?) {
         self.options = options
-        stage = DecodeStage(configuration: decoder)
+        stage = decoder.map { DecodeStage(configuration: $0) }
     }
 
     /// How the session ended (nil while it runs).
@@ -37,30 +42,44 @@ public final class StreamPipeline: @unchecked Sendable {
     public var session: ClientSession? { lock.withLock { current } }
 
     public func start() {
-        stage.onKeyframeRequest = { [weak self] in self?.session?.outbox.requestKeyframe() }
-        stage.start()
+        if let stage {
+            stage.onKeyframeRequest = { [weak self] in self?.session?.outbox.requestKeyframe() }
+            stage.start()
+        }
         let thread = Thread { [self] in
             let stage = self.stage
+            let progress = self.onProgress
+            let observe = self.onAccessUnit
+            let dialled = options.remote
             let result: Result<ClientSession, SessionError>
             do throws(SessionError) {
                 let session = try SessionDialer.run(options, prepare: { session in
                     session.onAccessUnit = { au in
-                        stage.submit(DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs, keyframe: au.isKeyframe))
+                        observe?(au)
+                        stage?.submit(DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs, keyframe: au.isKeyframe))
                     }
                     let hostHDR = self.hostHDR
                     session.onHostDatagram = { datagram in
                         if case .hdrMetadata(let m) = datagram { hostHDR.offer(HDRStaticMetadata(wire: m)) }
                     }
+                    session.onEstablished = { [unowned session] _ in
+                        progress(.established(peerFingerprint: session.peerFingerprint,
+                                              redirected: session.options.remote != dialled))
+                    }
                     let stopped = self.lock.withLock { () -> Bool in self.current = session; return self._stopRequested }
                     if stopped { session.outbox.requestQuit() }
                     self.prepare(session)
-                }, onResume: onResume)
+                }, onResume: { progress(.resuming(attempt: $0)) })
                 result = .success(session)
             } catch {
                 result = .failure(error)
             }
             lock.withLock { _result = result }
-            stage.finish()
+            stage?.finish()
+            switch result {
+            case .success: progress(.ended(.finished))
+            case .failure(let error): progress(.ended(.failed(sentence: error.description)))
+            }
             ended.signal()
         }
         thread.name = "pump"
@@ -79,5 +98,12 @@ public final class StreamPipeline: @unchecked Sendable {
     public func wait() {
         ended.wait()
         ended.signal()
+    }
+
+    /// Waits up to `seconds` for the end. - Returns: whether it ended.
+    public func wait(seconds: Double) -> Bool {
+        guard ended.wait(timeout: .now() + seconds) == .success else { return false }
+        ended.signal()
+        return true
     }
 }

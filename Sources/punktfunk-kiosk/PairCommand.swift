@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
+import Kiosk
 import PunktfunkSession
-import PunktfunkWire
 
 /// `punktfunk-kiosk pair HOST[:PORT] --pin PIN` (`--pin -` reads the PIN from stdin): runs the
-/// PIN ceremony of control-plane.md §6.2 and stores the host's fingerprint in the known-hosts
-/// store, keyed like `connect` looks it up (the resolved `ip:port`). `--request-access` asks the
-/// host's console to approve this device instead (§6.5, no PIN). Exit 0 when the host is stored,
-/// 1 with one sentence on stderr otherwise.
+/// PIN ceremony of control-plane.md §6.2 through the application and stores the host's
+/// fingerprint in the known-hosts store, keyed like `connect` looks it up (the resolved
+/// `ip:port`). `--request-access` asks the host's console to approve this device instead (§6.5,
+/// no PIN). Exit 0 when the host is stored, 1 with one sentence on stderr otherwise.
 struct PairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
@@ -28,42 +28,26 @@ struct PairCommand: ParsableCommand {
         guard (pin != nil) != requestAccess else { throw ValidationError("give --pin PIN (or --pin -) or --request-access") }
     }
 
-    func fail(_ sentence: String) -> ExitCode {
-        FileHandle.standardError.write(Data("punktfunk-kiosk: \(sentence)\n".utf8))
-        return ExitCode(1)
-    }
-
     func run() throws {
-        let mode: PairingClient.Mode
+        var normalized: String?
         if let pin {
             var typed = pin
             if pin == "-" {
-                guard let line = readLine(strippingNewline: true) else { throw fail("No PIN on standard input.") }
+                guard let line = readLine(strippingNewline: true) else { throw failure("No PIN on standard input.") }
                 typed = line
             }
-            do { mode = .pin(try PairingCeremony.normalizedPIN(typed)) } catch { throw fail(error.description) }
-        } else {
-            mode = .requestAccess
+            do { normalized = try PairingCeremony.normalizedPIN(typed) } catch { throw failure(error.description) }
         }
-        let profile: ClientProfile
-        switch ClientProfile.load(host: host) {
-        case .success(let p): profile = p
-        case .failure(let e): throw fail(e.sentence)
-        }
-        let (directory, remote, identity) = (profile.directory, profile.remote, profile.identity)
-        var knownHosts = profile.knownHosts
-        var options = PairingClient.Options(remote: remote, identity: identity, mode: mode,
-                                            name: name ?? ProcessInfo.processInfo.hostName)
-        options.onPending = { count in
-            if count == 1 { FileHandle.standardError.write(Data("punktfunk-kiosk: waiting for approval on the host\n".utf8)) }
-        }
-        let hostFingerprint: String
-        do { hostFingerprint = try PairingClient(options: options).run() } catch { throw fail(error.description) }
-        let key = remote.description
-        do {
-            try knownHosts.trust(host: key, fingerprint: hostFingerprint)
-            try knownHosts.store(in: directory)
-        } catch { throw fail("Paired, but the host could not be stored: \(error)") }
-        print("paired with \(key), host fingerprint \(hostFingerprint)")
+        let configuration = RunnerConfiguration(display: .headless, profile: .configDirectory,
+                                                deviceName: name ?? ProcessInfo.processInfo.hostName)
+        let runner: KioskRunner
+        do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
+        let entry = HostEntry(address: host)
+        let machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess), hosts: [entry],
+                                   initialAction: .pair(hostID: entry.id, pin: normalized))
+        let code = runner.run(machine)
+        if code != 0 { throw ExitCode(code) }
+        guard let stored = runner.trusted.last else { throw failure("Paired, but the host could not be stored.") }
+        print("paired with \(stored.key), host fingerprint \(stored.fingerprint)")
     }
 }

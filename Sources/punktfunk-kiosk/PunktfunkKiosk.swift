@@ -1,11 +1,13 @@
 import ArgumentParser
 
-/// The kiosk client. Until the session layer lands, `selftest` is its main job.
+/// The kiosk client's executable: option parsing over the `Kiosk` application. With no
+/// subcommand it starts the kiosk.
 @main
 struct PunktfunkKiosk: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "punktfunk-kiosk",
         abstract: "A boot-to-stream client for punktfunk hosts.",
-        subcommands: [SelfTest.self, DecodeCommand.self, ConnectCommand.self, PairCommand.self, PresentCommand.self, ProbeCommand.self],
-        defaultSubcommand: SelfTest.self)
+        subcommands: [KioskCommand.self, ConnectCommand.self, PairCommand.self, PresentCommand.self, ProbeCommand.self,
+                      DecodeCommand.self, SelfTest.self],
+        defaultSubcommand: KioskCommand.self)
 }

@@ -31,8 +31,8 @@ import VideoDecode
         var shown = 0
         var foreign = 0
         while true {
-            guard let picture = pipeline.stage.output.pop(timeout: 0.1) else {
-                if pipeline.stage.output.isClosed { break }
+            guard let picture = pipeline.stage!.output.pop(timeout: 0.1) else {
+                if pipeline.stage!.output.isClosed { break }
                 continue
             }
             guard case .cpu(let frame) = picture else { Issue.record("software rung gave a non-CPU picture"); continue }
@@ -44,6 +44,6 @@ import VideoDecode
         #expect(foreign == 0)
         // ~60 fps for 1.5 s.
         #expect(shown >= 60, "\(shown) pictures")
-        #expect(pipeline.stage.rung == .software)
+        #expect(pipeline.stage!.rung == .software)
     }
 }

@@ -66,8 +66,8 @@ import VideoDecode
         var seen: [HDRStaticMetadata] = []
         while true {
             if let m = pipeline.hostHDR.takeNew() { seen.append(m) }
-            if let p = pipeline.stage.output.pop(timeout: 0.02) { p.release(); continue }
-            if pipeline.stage.output.isClosed { break }
+            if let p = pipeline.stage!.output.pop(timeout: 0.02) { p.release(); continue }
+            if pipeline.stage!.output.isClosed { break }
         }
         pipeline.wait()
         if let m = pipeline.hostHDR.takeNew() { seen.append(m) }

@@ -76,6 +76,15 @@ import Kiosk
         #expect(KioskConsole.lines(from: before, to: box.machine.state) == ["No DRM device has a connected display."])
     }
 
+    @Test func anUnusableDisplayEndsAJobThatNeedsOneWithStatus1() {
+        var box = Box(KioskPolicy(afterJob: .exitProcess, requiresDisplay: true), initial: .play(Self.file))
+        #expect(box.start(display: .unusable(sentence: "mode 800x600 not offered")) == [.exit(code: 1)])
+        var kiosk = Box(KioskPolicy(afterJob: .exitProcess), initial: .connect(hostID: "living-room"))
+        let before = kiosk.machine.state
+        #expect(kiosk.start(known: Self.trusted(), display: .unusable(sentence: "Another session holds the display.")) == [.resolve(job: 1, host: Self.living)])
+        #expect(KioskConsole.lines(from: before, to: kiosk.machine.state) == ["Another session holds the display. Running without a display."])
+    }
+
     @Test func withoutADisplayTheKioskSaysSoOnceAndRunsTheSameJobHeadless() {
         var box = Box(KioskPolicy(afterJob: .exitProcess), initial: .connect(hostID: "living-room"))
         let before = box.machine.state

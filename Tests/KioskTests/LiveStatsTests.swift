@@ -20,7 +20,7 @@ import PunktfunkSession
             live.observe(session)
         }
         #expect(live.clockOffsetNs == nil)
-        let before = live.counters(stage: pipeline.stage)
+        let before = live.counters(stage: pipeline.stage!)
         #expect(before == StatsCounters(videoBytes: 0, decodedPictures: 0, decodeNs: 0, framesLost: 0))
         pipeline.start()
         var pictures: UInt64 = 0
@@ -28,8 +28,8 @@ import PunktfunkSession
         let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
         var ages: [Int64] = []
         while true {
-            guard let picture = pipeline.stage.output.pop(timeout: 0.1) else {
-                if pipeline.stage.output.isClosed { break }
+            guard let picture = pipeline.stage!.output.pop(timeout: 0.1) else {
+                if pipeline.stage!.output.isClosed { break }
                 continue
             }
             pictures += 1
@@ -42,7 +42,7 @@ import PunktfunkSession
         }
         pipeline.wait()
         if case .failure(let error)? = pipeline.result { Issue.record("session failed: \(error)") }
-        let after = live.counters(stage: pipeline.stage)
+        let after = live.counters(stage: pipeline.stage!)
         let demoBytes = UInt64(DemoStream.accessUnits.reduce(0) { $0 + $1.count })
         // ~2.5 s at 60 fps of a looped 60-AU stream: more than one loop's bytes, every AU decoded
         // (≥ 60 pictures out leaves room for a loaded machine; ~150 when quiet).

@@ -9,7 +9,7 @@ public struct SourcedFrame: Sendable {
     public var frame: DecodedPicture
     /// Output index over all passes (the pacer id and the flip log's `frame`).
     public var index: UInt64
-    /// Index within its pass and whether that pass is the first (screendumps use first-pass
+    /// Index within its pass and whether that pass is the first (checkpoints use first-pass
     /// indices).
     public var indexInPass: Int
     public var firstPass: Bool
@@ -24,14 +24,14 @@ public struct SourcedFrame: Sendable {
 ///
 /// Frame k of the run becomes displayable no earlier than `start + k·interval` (`--fps`); it is
 /// then converted/copied into a free ring slot and handed to the pacer with `readyNs` = the time
-/// the buffer was complete. A frame listed in `screendumpFrames` (first-pass index) stops
-/// production until its flip completed, then `@@SCREENDUMP frame-<n>` is printed and one stdin
-/// line is awaited; the schedule restarts from that moment.
+/// the buffer was complete. A frame listed in `checkpoint.pictures` (first-pass index) stops
+/// production until its flip completed, then the checkpoint holds the loop until its descriptor
+/// says so (`GlassCheckpoint`); the schedule restarts from that moment.
 ///
 /// Order per iteration: signals; flip events already pending (non-blocking); the pacer's
 /// decision (commit or wait); then production of one frame, skipped when its measured cost would
 /// run past the pacer's wait deadline; finally `poll` until an event or the next deadline.
-/// Decoding runs on this thread (software rung); a decode thread is the next step.
+/// A file source decodes on this thread; a live source hands over pictures a decode thread made.
 public final class PresentLoop {
     public enum Outcome: Sendable, Equatable {
         /// Every frame was shown (the last one's flip completed).
@@ -44,7 +44,8 @@ public final class PresentLoop {
     private let signals: SignalWatch
     private let vt: VTSwitch?
     private let intervalNs: UInt64
-    private let screendumpFrames: Set<Int>
+    private let checkpoint: GlassCheckpoint?
+    private let checkpointPictures: Set<Int>
     private let flipLog: FlipLog?
     public private(set) var pacer: FlipPacer
     /// What a source yields on each call.
@@ -55,8 +56,11 @@ public final class PresentLoop {
         case notYet
         case end
     }
-    /// Readable when a live source has a new frame (an eventfd; drained here). -1 = none.
-    public var sourceWakeDescriptor: Int32 = -1
+    /// Readable when a live source has a new frame, or the application has news for the source
+    /// closure (eventfds; drained here, at most two). Empty = none.
+    public var sourceWakeDescriptors: [Int32] = [] {
+        didSet { precondition(sourceWakeDescriptors.count <= 2, "at most two wake descriptors") }
+    }
     /// true: frame k is produced no earlier than start + k·interval (files, `--fps`); false: each
     /// frame is produced as soon as the source has it (a live stream paces itself).
     public var followSchedule = true
@@ -64,24 +68,22 @@ public final class PresentLoop {
     /// Called on this thread when a frame's flip completed (once per frame): id, flip and ready
     /// time (CLOCK_MONOTONIC ns). The stats overlay counts it here.
     public var onShown: ((_ frame: UInt64, _ flipNs: UInt64, _ readyNs: UInt64) -> Void)?
-    /// Called with the first-pass index right before `@@SCREENDUMP frame-<n>` is printed (the
-    /// frame is on glass): test evidence such as the overlay dump is written here.
-    public var beforeScreendump: ((Int) -> Void)?
 
     /// (readyNs, commitNs) by frame id while the frame is between ready and its flip.
     private var times: [UInt64: (ready: UInt64, commit: UInt64)] = [:]
-    /// VT signals that arrived during a screendump wait, handled first thing by the next iteration
-    /// (the kernel holds the switch until then).
+    /// VT signals that arrived during a checkpoint pause, handled first thing by the next
+    /// iteration (the kernel holds the switch until then).
     private var deferredSignals: [SignalWatch.Event] = []
     /// Set while our VT is in front but DRM master could not be retaken: the next attempt, ns.
     private var resumeRetryAtNs: UInt64?
     static let resumeRetryNs: UInt64 = 250_000_000
 
     public init(presenter: Presenter, signals: SignalWatch, vt: VTSwitch?, fps: Double,
-                screendumpFrames: Set<Int>, flipLog: FlipLog?) {
+                checkpoint: GlassCheckpoint?, flipLog: FlipLog?) {
         self.presenter = presenter; self.signals = signals; self.vt = vt
         self.intervalNs = UInt64((1e9 / max(fps, 0.001)).rounded())
-        self.screendumpFrames = screendumpFrames; self.flipLog = flipLog
+        self.checkpoint = checkpoint; self.checkpointPictures = checkpoint?.pictures ?? []
+        self.flipLog = flipLog
         pacer = FlipPacer(.init(streamIntervalNs: intervalNs, nominalRefreshNs: presenter.mode.refreshIntervalNs,
                                 latchMarginNs: 1_000_000))
     }
@@ -96,8 +98,8 @@ public final class PresentLoop {
     private var events: [FlipEvent] = []
     private var releasable: [UInt64] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-    /// DRM fd, signalfd, source wake fd: the descriptors every wait polls.
-    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 3)
+    /// DRM fd, signalfd, source wake fds: the descriptors every wait polls.
+    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 4)
 
     deinit {
         scratch.deallocate()
@@ -205,7 +207,7 @@ public final class PresentLoop {
                             times[f.index] = (ready, 0)
                             produced += 1
                             lastProduced = f.index
-                            if f.firstPass, screendumpFrames.contains(f.indexInPass) { hold = (f.index, f.indexInPass) }
+                            if f.firstPass, checkpointPictures.contains(f.indexInPass) { hold = (f.index, f.indexInPass) }
                             pending = nil
                             productionCostNs = (productionCostNs * 7 + (ready - t0)) / 8
                             recycle()
@@ -236,18 +238,19 @@ public final class PresentLoop {
         }
     }
 
-    /// Polls the DRM fd and the signalfd for up to `timeoutNs`; feeds flip completions to the
-    /// pacer, the flip log and the screendump handshake, then recycles released buffers.
-    /// - Returns: an outcome when a quit signal arrived during a screendump wait.
+    /// Polls the DRM fd, the signalfd and the wake fds for up to `timeoutNs`; feeds flip
+    /// completions to the pacer, the flip log and the checkpoint, then recycles released buffers.
+    /// - Returns: an outcome when a quit signal arrived during a checkpoint pause.
     private func awaitFlips(timeoutNs: UInt64) -> Outcome? {
         let fds = pollSet
         fds[0] = pollfd(fd: presenter.eventFD, events: Int16(POLLIN), revents: 0)
         fds[1] = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
-        fds[2] = pollfd(fd: sourceWakeDescriptor, events: Int16(POLLIN), revents: 0)
-        _ = pf_poll_ns(fds, sourceWakeDescriptor >= 0 ? 3 : 2, Int64(timeoutNs))
-        if sourceWakeDescriptor >= 0, fds[2].revents & Int16(POLLIN) != 0 {
+        let wakes = sourceWakeDescriptors.count
+        for (i, fd) in sourceWakeDescriptors.enumerated() { fds[2 + i] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
+        _ = pf_poll_ns(fds, UInt(2 + wakes), Int64(timeoutNs))
+        for i in 0..<wakes where fds[2 + i].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
-            _ = read(sourceWakeDescriptor, &counter, 8)
+            _ = read(fds[2 + i].fd, &counter, 8)
         }
         guard fds[0].revents & Int16(POLLIN) != 0 else { return nil }
         events.removeAll(keepingCapacity: true)
@@ -266,7 +269,7 @@ public final class PresentLoop {
                 onShown?(shown, flipNs, t.ready)
             }
             if let h = hold, h.id == shown {
-                if let outcome = screendump(h.n) { return outcome }
+                if let outcome = pause(at: h.n) { return outcome }
                 hold = nil
                 scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs
             }
@@ -283,7 +286,7 @@ public final class PresentLoop {
         do {
             try presenter.resume()
             resumeRetryAtNs = nil
-            // The schedule goes on from here (as after a screendump hold), not from where it
+            // The schedule goes on from here (as after a checkpoint pause), not from where it
             // would be had the frames been shown while away.
             if scheduleStart != nil { scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs }
         } catch {
@@ -305,15 +308,13 @@ public final class PresentLoop {
         releasable.removeAll(keepingCapacity: true)
     }
 
-    /// Prints the screendump marker and blocks until one stdin line (or EOF), still honouring
-    /// quit signals. - Returns: an outcome when a quit signal arrived.
-    private func screendump(_ n: Int) -> Outcome? {
-        beforeScreendump?(n)
-        print("@@SCREENDUMP frame-\(n)")
-        fflush(nil)  // all C streams, stdout included (print writes through it)
-        var byte: UInt8 = 0
+    /// Holds the loop at checkpoint picture `n` until the checkpoint's descriptor ends the pause,
+    /// still honouring quit signals. - Returns: an outcome when a quit signal arrived.
+    private func pause(at n: Int) -> Outcome? {
+        guard let checkpoint else { return nil }
+        let descriptor = checkpoint.reached(n)
         while true {
-            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+            var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, -1)
             if fds[1].revents & Int16(POLLIN) != 0 {
@@ -322,10 +323,7 @@ public final class PresentLoop {
                     deferredSignals.append(s)
                 }
             }
-            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                let r = read(0, &byte, 1)
-                if r <= 0 || byte == UInt8(ascii: "\n") { return nil }
-            }
+            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR | POLLNVAL) != 0, checkpoint.descriptorReadable() { return nil }
         }
     }
 }

@@ -4,7 +4,7 @@ public enum KioskConsole {
     /// The lines to say for the step from `old` to `new`, in order (without the program prefix).
     public static func lines(from old: KioskState, to new: KioskState) -> [String] {
         var out: [String] = []
-        if old.display == nil, case .unavailable(let sentence)? = new.display, !isLeaving(new) {
+        if old.display == nil, let sentence = new.display?.problem, !isLeaving(new) {
             out.append("\(sentence) Running without a display.")
         }
         switch (old.phase, new.phase) {

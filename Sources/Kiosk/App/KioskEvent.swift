@@ -41,8 +41,20 @@ public struct StartReport: Sendable, Equatable {
         case glass(name: String)
         /// Running without a display because the user asked for it (`--headless`).
         case headlessByRequest
-        /// No usable display: the sentence says why (no DRM device, no connected connector, …).
+        /// No display to open: the sentence says why (no DRM device with a connected display, the
+        /// node cannot be opened).
         case unavailable(sentence: String)
+        /// A display is there but cannot be used as asked: the sentence says why (no connector
+        /// with modes, the requested mode is not offered, another session holds it).
+        case unusable(sentence: String)
+
+        /// Why there is no display to use; nil when streams go to glass or headless was asked for.
+        public var problem: String? {
+            switch self {
+            case .unavailable(let s), .unusable(let s): s
+            case .glass, .headlessByRequest: nil
+            }
+        }
     }
 
     public var display: Display

@@ -27,11 +27,13 @@ public struct KioskMachine: Sendable {
     /// - Parameters:
     ///   - hosts: hosts known at start (the command line's, saved ones).
     ///   - initialAction: what to do once started (nil: wait in the host list).
-    public init(policy: KioskPolicy, hosts: [HostEntry] = [], initialAction: UserAction? = nil) {
+    ///   - statsOverlay: the overlay's setting at start (`--stats`).
+    public init(policy: KioskPolicy, hosts: [HostEntry] = [], initialAction: UserAction? = nil, statsOverlay: Bool = false) {
         self.policy = policy
         self.fixedHosts = hosts
         self.initialAction = initialAction
         state.hosts = hosts
+        state.statsOverlay = statsOverlay
     }
 
     /// When to call `handle(.timer, now:)` next (nil: no timer is armed).
@@ -85,8 +87,12 @@ public struct KioskMachine: Sendable {
         state.display = report.display
         state.knownHosts = report.knownHosts
         state.profileProblem = report.profileProblem
-        if case .unavailable(let sentence) = report.display, policy.requiresDisplay {
-            return leave(code: ExitStatus.noDisplay, reason: sentence, now: now)
+        if policy.requiresDisplay {
+            switch report.display {
+            case .unavailable(let sentence): return leave(code: ExitStatus.noDisplay, reason: sentence, now: now)
+            case .unusable(let sentence): return leave(code: ExitStatus.failed, reason: sentence, now: now)
+            case .glass, .headlessByRequest: break
+            }
         }
         state.phase = .choosingHost(focus: state.hosts.first?.id)
         guard let action = initialAction else { return [] }

@@ -30,6 +30,7 @@ public enum ExitStatus {
     public static let finished: Int32 = 0
     /// The job failed; the sentence was said on stderr.
     public static let failed: Int32 = 1
-    /// The job needs a display and there is none.
+    /// The job needs a display and there is none (a display that is there but unusable as asked
+    /// is a failure, 1).
     public static let noDisplay: Int32 = 2
 }

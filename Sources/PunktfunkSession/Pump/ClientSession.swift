@@ -195,6 +195,9 @@ public final class ClientSession {
     public var onControl: ((ControlMessage) -> Void)?
     /// The result of each speed test (a ProbeRequest sent through `outbox`, answered by ProbeResult).
     public var onProbeReport: ((ProbeMeter.Report) -> Void)?
+    /// Once, when the handshake finished (`parameters` and `peerFingerprint` are set), before any
+    /// media is handed out.
+    public var onEstablished: ((SessionParameters) -> Void)?
     /// True when the session was established and then lost without a close from the host (path
     /// gone, idle timeout): the host keeps it for a resume (control-plane.md §5.6).
     public internal(set) var sessionLost = false
@@ -300,6 +303,7 @@ public final class ClientSession {
             throw .handshake(.unsupportedSuite(nil))
         }
         parameters = params
+        onEstablished?(params)
 
         // Phase 2: the session.
         try stream(params, suite: suite, connection: connection, driver: driver, early: early)

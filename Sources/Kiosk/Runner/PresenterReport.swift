@@ -17,3 +17,14 @@ extension Presenter {
         FileHandle.standardError.write(Data(line.utf8))
     }
 }
+
+extension Presenter {
+    /// Once the overlay is routed, one line on stderr: `{"overlay":"plane 40"}`, `"composited"` or
+    /// `"none (reason)"` (the VM harness reads it), plus a sentence when it cannot be shown.
+    func reportOverlay() {
+        FileHandle.standardError.write(Data("{\"overlay\":\(JSON.string(overlayRouteName))}\n".utf8))
+        if overlayOnGlass == nil, overlayRouteName.hasPrefix("none") {
+            FileHandle.standardError.write(Data("punktfunk-kiosk: the stats overlay is not shown: \(overlayRouteName)\n".utf8))
+        }
+    }
+}

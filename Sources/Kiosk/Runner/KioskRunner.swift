@@ -1,0 +1,487 @@
+import CPunktfunkLinux
+import Display
+import Foundation
+import Glibc
+import HEVC
+import PunktfunkSession
+import PunktfunkWire
+import VideoDecode
+
+/// Runs a `KioskMachine` against the real world, on the calling thread (the presenting thread):
+/// the only place where the application's effects become I/O.
+///
+/// Owns the long-lived parts: the signal watch (SIGINT/SIGTERM → `.signal`, VT requests), the
+/// display (`Glass`: opened once, restored on every way out), the client identity and trust store,
+/// the running stream (`ActiveStream`: the session pipeline as the "streaming" state, or a file)
+/// and pairing threads. Other threads only post events (`EventQueue`); every event reaches the
+/// machine here, in order, with the monotonic time.
+///
+/// While a stream is on glass this thread runs its `PresentLoop`; the loop's source closure also
+/// drains the event queue, so the machine keeps hearing the session (and the user) while frames
+/// flow. Otherwise the thread sleeps in one `poll` over the event queue, the signalfd and the
+/// decoder's eventfd, until the next event or the machine's deadline.
+public final class KioskRunner {
+    private let configuration: RunnerConfiguration
+    private let signals: SignalWatch
+    private let events = EventQueue()
+    private var machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess))
+    private var glass: Glass?
+    private var stream: ActiveStream?
+    private var exitCode: Int32?
+    private var configDirectory: URL?
+    private var identity: TLSIdentity?
+    /// Addresses resolved for the jobs in flight, by the `ip:port` key the machine names them by.
+    private var resolved: [String: SocketAddress] = [:]
+    /// Frame ids stay unique across streams (the presenter's buffers are keyed by them).
+    private var nextFrameID: UInt64 = 0
+    private var overlay: StatsOverlay?
+    /// Hosts written to the trust store during this run (key, fingerprint), in order.
+    public private(set) var trusted: [(key: String, fingerprint: String)] = []
+
+    /// Blocks SIGINT, SIGTERM and the VT signals for the whole process and opens their signalfd.
+    /// - Precondition: call before any other thread exists (threads inherit the blocked mask; a
+    ///   signal that arrives before it is blocked, in a thread that does not block it, is lost).
+    public init(configuration: RunnerConfiguration) throws(KMSError) {
+        self.configuration = configuration
+        signals = try SignalWatch()
+    }
+
+    /// Runs `machine` until it issues `.exit` (once per runner). - Returns: the process exit status.
+    public func run(_ machine: KioskMachine) -> Int32 {
+        self.machine = machine
+        let display: StartReport.Display
+        switch configuration.display {
+        case .headless:
+            display = .headlessByRequest
+        case .kms(let settings):
+            do {
+                let g = try Glass(settings)
+                glass = g
+                display = .glass(name: g.name)
+            } catch {
+                switch error {
+                case .noDevice, .openFailed: display = .unavailable(sentence: "There is no usable display (\(error)).")
+                default: display = .unusable(sentence: "The display cannot be used (\(error)).")
+                }
+            }
+        }
+        let (knownHosts, problem) = loadProfile()
+        feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem)))
+        while exitCode == nil {
+            if let s = stream, !s.presented, s.first != nil, glass != nil, isStreaming(job: s.job) {
+                present(s)
+            } else {
+                idle()
+            }
+        }
+        finish()
+        return exitCode ?? ExitStatus.failed
+    }
+
+    // MARK: - The machine
+
+    /// Hands one event to the machine, says what changed, performs the effects.
+    private func feed(_ event: KioskEvent) {
+        let before = machine.state
+        let effects = machine.handle(event, now: MonotonicClock.nowNs())
+        for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
+        for effect in effects { perform(effect) }
+    }
+
+    private func feedQueued() {
+        for event in events.drain() { feed(translate(event)) }
+        if let deadline = machine.nextDeadline, MonotonicClock.nowNs() >= deadline { feed(.timer) }
+    }
+
+    /// What the runner knows better than the pump: a stream on glass that ended before any
+    /// picture could be decoded did not work. A headless stream's end reports its picture count.
+    private func translate(_ event: KioskEvent) -> KioskEvent {
+        guard case .stream(let job, .ended(let end)) = event, let s = stream, s.job == job else { return event }
+        if glass != nil, !s.started, end == .finished, s.pipeline?.stage != nil {
+            return .stream(job: job, .ended(.failed(sentence: "The host sent no picture that could be decoded.")))
+        }
+        if glass == nil, let p = s.pipeline, let stage = p.stage {
+            let c = stage.counts
+            let line = "{\"decoded\":\(s.pictures),\"rung\":\"\(stage.rung?.rawValue ?? "none")\",\"input_dropped\":\(c.inputDropped),\"skipped\":\(c.skipped)}\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+        return event
+    }
+
+    private func isStreaming(job: Int) -> Bool {
+        switch machine.state.phase {
+        case .streaming(let s), .inStreamMenu(let s, _): s.job == job
+        default: false
+        }
+    }
+
+    private func perform(_ effect: KioskEffect) {
+        switch effect {
+        case .resolve(let job, let host):
+            do {
+                let address = try HostResolver.resolve(host.address)
+                resolved[address.description] = address
+                feed(.resolved(job: job, key: address.description))
+            } catch {
+                feed(.unresolvable(job: job, sentence: error.description))
+            }
+        case .startStream(let job, .session(let host, let key, let trust)):
+            guard let remote = resolved[key] else {
+                feed(.stream(job: job, .ended(.failed(sentence: "The host \(host.address) has no resolved address."))))
+                return
+            }
+            startSession(job: job, remote: remote, trust: trust)
+        case .startStream(let job, .file(let playback)):
+            startFile(job: job, playback)
+        case .stopStream(let job):
+            if let s = stream, s.job == job { s.stop() }
+        case .startPairing(let job, let request):
+            startPairing(job: job, request)
+        case .cancelPairing:
+            // The ceremony cannot be interrupted mid-step; its result arrives for a job the
+            // machine no longer holds and is dropped there.
+            break
+        case .trustHost(let key, let fingerprint):
+            storeTrust(key: key, fingerprint: fingerprint)
+        case .setStatsOverlay(let on):
+            if !on, overlay != nil {
+                overlay = nil
+                glass?.presenter.setOverlay(nil)
+            }
+        case .exit(let code):
+            exitCode = code
+        }
+    }
+
+    // MARK: - Starting things
+
+    private func loadProfile() -> (KnownHosts, String?) {
+        guard case .configDirectory = configuration.profile else { return (KnownHosts(), nil) }
+        guard let directory = ConfigDirectory.resolve(environment: ProcessInfo.processInfo.environment) else {
+            return (KnownHosts(), "Neither XDG_CONFIG_HOME nor HOME is set, so there is nowhere to keep the client identity.")
+        }
+        do {
+            identity = try TLSIdentity.loadOrCreate(in: directory)
+            let known = try KnownHosts.load(from: directory)
+            configDirectory = directory
+            return (known, nil)
+        } catch {
+            return (KnownHosts(), "The client identity or known-hosts store in \(directory.path) is unusable: \(error)")
+        }
+    }
+
+    /// A new stream replaces the previous one, whose pictures go back at once.
+    private func replaceStream(with next: ActiveStream) {
+        if let old = stream {
+            old.stop()
+            old.releasePictures()
+        }
+        stream = next
+    }
+
+    private func startSession(job: Int, remote: SocketAddress, trust: HostTrust) {
+        let seconds = configuration.sessionSeconds ?? 315_360_000   // ten years: until the host or the user ends it
+        var options = ClientSession.Options(remote: remote, identity: identity, trust: trust, seconds: seconds)
+        let events = self.events
+        options.onPending = { count in events.post(.stream(job: job, .waitingForApproval(count: count))) }
+        if let glass {
+            // Ask the host for exactly the panel's mode (the virtual display is created at it).
+            let mode = glass.presenter.mode
+            options.hello.mode = Mode(width: UInt32(mode.width), height: UInt32(mode.height), refreshHz: UInt32(max(1, mode.vrefresh)))
+        }
+        let decodes = glass != nil || configuration.decodeWhenHeadless
+        let displayNode = glass?.presenter.device.path
+        let pipeline = StreamPipeline(options: options, decoder: decodes ? .init(rungs: configuration.decoder, openVADisplay: {
+            try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
+        }) : nil)
+        let live = LiveStats()
+        let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && glass == nil)
+        let probeKbps = configuration.probeKbps
+        let dump = configuration.dumpAccessUnits
+        if let dump {
+            do { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) } catch {
+                feed(.stream(job: job, .ended(.failed(sentence: "Cannot create \(dump): \(error.localizedDescription)"))))
+                return
+            }
+            pipeline.onAccessUnit = { au in
+                let path = "\(dump)/\(au.frame).au"
+                if !FileManager.default.createFile(atPath: path, contents: Data(au.data)) {
+                    events.post(.trustStoreFailed(sentence: "Cannot write \(path)."))
+                }
+            }
+        }
+        pipeline.prepare = { session in
+            session.onStats = { stats in
+                if printStats { FileHandle.standardOutput.write(Data((stats.json + "\n").utf8)) }
+                if stats.second == 1, let kbps = probeKbps {
+                    session.outbox.sendControl(.probeRequest(ProbeRequest(targetKbps: kbps, durationMs: 1_000)))
+                }
+            }
+            session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
+            live.observe(session)
+        }
+        pipeline.onProgress = { events.post(.stream(job: job, $0)) }
+        replaceStream(with: ActiveStream(job: job, source: .session(pipeline, live)))
+        pipeline.start()
+    }
+
+    private func startFile(job: Int, _ playback: FilePlayback) {
+        func failed(_ sentence: String) { feed(.stream(job: job, .ended(.failed(sentence: sentence)))) }
+        guard let data = FileManager.default.contents(atPath: playback.path) else { return failed("Cannot read \(playback.path).") }
+        let accessUnits = AccessUnitSplitter.split([UInt8](data))
+        guard !accessUnits.isEmpty else { return failed("\(playback.path) holds no HEVC access units.") }
+        var source = FileSource(accessUnits: accessUnits, passes: playback.passes,
+                                deadlineNs: playback.seconds.map { MonotonicClock.nowNs() + UInt64($0 * 1e9) },
+                                firstIndex: nextFrameID)
+        source.onDecodeError = { index, error in
+            FileHandle.standardError.write(Data("punktfunk-kiosk: access unit \(index) of \(playback.path): \(error)\n".utf8))
+        }
+        let s = ActiveStream(job: job, source: .file(source, playback))
+        replaceStream(with: s)
+        do {
+            guard let first = try nextFilePicture(s) else { return failed("No picture could be decoded from \(playback.path).") }
+            s.first = first.frame
+            s.started = true
+            feed(.stream(job: job, .firstPicture))
+        } catch {
+            failed("\(error)")
+        }
+    }
+
+    /// The file's next picture, through the harness's rewrite when one is installed.
+    private func nextFilePicture(_ s: ActiveStream) throws -> SourcedFrame? {
+        guard case .file(var source, let playback) = s.source else { return nil }
+        defer { s.source = .file(source, playback) }
+        guard var next = try source.next() else { return nil }
+        if let rewrite = configuration.harness.filePicture { next.frame = try rewrite(next.frame) }
+        return next
+    }
+
+    private func startPairing(job: Int, _ request: PairingRequest) {
+        guard let remote = resolved[request.key], let identity else {
+            feed(.pairing(job: job, .failed(sentence: "Pairing needs the client identity, which could not be loaded.")))
+            return
+        }
+        var options = PairingClient.Options(remote: remote, identity: identity,
+                                            mode: request.pin.map { .pin($0) } ?? .requestAccess,
+                                            name: configuration.deviceName)
+        let events = self.events
+        options.onPending = { count in events.post(.pairing(job: job, .waitingForApproval(count: count))) }
+        // Handed to the pairing thread; nothing else touches it.
+        nonisolated(unsafe) let client = PairingClient(options: options)
+        let thread = Thread {
+            do throws(SessionError) {
+                let fingerprint = try client.run()
+                events.post(.pairing(job: job, .paired(fingerprint: fingerprint)))
+            } catch {
+                events.post(.pairing(job: job, .failed(sentence: error.description)))
+            }
+        }
+        thread.name = "pairing"
+        thread.stackSize = 1 << 22
+        thread.start()
+    }
+
+    private func storeTrust(key: String, fingerprint: String) {
+        guard let directory = configDirectory else { return }
+        do {
+            var known = try KnownHosts.load(from: directory)
+            try known.trust(host: key, fingerprint: fingerprint)
+            try known.store(in: directory)
+            trusted.append((key, fingerprint))
+        } catch {
+            feed(.trustStoreFailed(sentence: "The host \(key) could not be recorded in the trust store: \(error)"))
+        }
+    }
+
+    // MARK: - Waiting
+
+    /// One wait while no stream is on glass: events, signals, decoded pictures, deadlines.
+    private func idle() {
+        var fds = [pollfd(fd: events.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        let now = MonotonicClock.nowNs()
+        let deadline = min(machine.nextDeadline ?? .max, glass?.nextRetryNs ?? .max)
+        var timeoutNs: Int64 = 250_000_000
+        if deadline != .max { timeoutNs = deadline <= now ? 0 : min(Int64(deadline - now), timeoutNs) }
+        _ = pf_poll_ns(&fds, UInt(fds.count), timeoutNs)
+        if fds[2].revents & Int16(POLLIN) != 0 {
+            var counter: UInt64 = 0
+            _ = read(fds[2].fd, &counter, 8)
+        }
+        for signal in signals.drain() {
+            switch signal {
+            case .interrupt: feed(.signal(.interrupt))
+            case .terminate: feed(.signal(.terminate))
+            case .vtRelease, .vtAcquire: glass?.handle(signal)
+            }
+        }
+        glass?.retryResume(nowNs: MonotonicClock.nowNs())
+        takePictures()
+        feedQueued()
+    }
+
+    /// Decoded pictures while not presenting: the first is held for the display (and reported);
+    /// headless, every picture is counted and given back.
+    private func takePictures() {
+        guard let s = stream, let output = s.pipeline?.stage?.output else { return }
+        if glass != nil {
+            guard s.first == nil, !s.presented, let picture = output.pop(timeout: 0) else { return }
+            s.first = picture
+        } else {
+            var any = false
+            while let picture = output.pop(timeout: 0) {
+                picture.release()
+                s.pictures += 1
+                any = true
+            }
+            guard any else { return }
+        }
+        if !s.started {
+            s.started = true
+            feed(.stream(job: s.job, .firstPicture))
+        }
+    }
+
+    // MARK: - Presenting
+
+    /// The stream on glass until its source ends, a quit signal, or the machine ends the process.
+    private func present(_ s: ActiveStream) {
+        guard let glass, let first = s.first else { return }
+        s.first = nil
+        s.presented = true
+        let presenter = glass.presenter
+        let pipeline = s.pipeline
+        presenter.setHDRMetadata(pipeline?.hostHDR.takeNew())
+        do {
+            _ = try presenter.configure(for: first)
+        } catch {
+            first.release()
+            s.stop()
+            feed(.stream(job: s.job, .ended(.failed(sentence: "\(error)"))))
+            return
+        }
+        presenter.reportStart(presentThread: glass.scheduling)
+
+        let fps: Double
+        let isFile: Bool
+        switch s.source {
+        case .session: fps = Double(max(1, presenter.mode.vrefresh)); isFile = false
+        case .file(_, let playback): fps = playback.fps; isFile = true
+        }
+        let loop = PresentLoop(presenter: presenter, signals: signals, vt: glass.vt, fps: fps,
+                               checkpoint: configuration.harness.checkpoint?(presenter), flipLog: glass.flipLog)
+        loop.followSchedule = isFile
+        loop.sourceWakeDescriptors = [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
+        if machine.state.statsOverlay { showOverlay(s, loop: loop) }
+
+        // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
+        let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
+        var peeked: DecodedPicture? = first
+        var lastID: UInt64?
+        let firstID = nextFrameID
+        func sourced(_ picture: DecodedPicture) -> PresentLoop.SourceStep {
+            let id = nextFrameID
+            nextFrameID += 1
+            lastID = id
+            s.pictures += 1
+            if let overlay, case .session(_, let live) = s.source {
+                let clock = live.clockOffsetNs.map { CaptureClock(offsetNs: $0, realtimeMinusMonotonicNs: realtimeMinusMonotonic) }
+                overlay.noteOrigin(frame: id, originNs: clock?.localMonotonicNs(hostPtsNs: picture.pts))
+            }
+            return .frame(SourcedFrame(frame: picture, index: id, indexInPass: Int(id - firstID), firstPass: true))
+        }
+        var filePeeked: SourcedFrame?
+        if isFile {
+            // The file source numbered its frames itself (passes and first-pass indices).
+            filePeeked = SourcedFrame(frame: first, index: nextFrameID, indexInPass: 0, firstPass: true)
+            peeked = nil
+        }
+        let outcome: PresentLoop.Outcome
+        do {
+            outcome = try loop.run(steps: { () throws -> PresentLoop.SourceStep in
+                self.feedQueued()
+                // Leaving: stop producing — except for a session's last pictures, which drain
+                // once its decoder closed the output (the stream ended by itself).
+                if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
+                if self.machine.state.statsOverlay, self.overlay == nil { self.showOverlay(s, loop: loop) }
+                if isFile {
+                    if s.stopRequested { return .end }
+                    if let f = filePeeked { filePeeked = nil; lastID = f.index; s.pictures += 1; return .frame(f) }
+                    guard let f = try self.nextFilePicture(s) else { return .end }
+                    lastID = f.index
+                    s.pictures += 1
+                    return .frame(f)
+                }
+                guard let pipeline, let output = pipeline.stage?.output else { return .end }
+                // The host's newest HDR metadata applies from the next commit (this thread).
+                presenter.setHDRMetadata(pipeline.hostHDR.takeNew())
+                if let p = peeked { peeked = nil; return sourced(p) }
+                let closed = output.isClosed
+                if let p = output.pop(timeout: 0) { return sourced(p) }
+                return closed ? .end : .notYet
+            })
+            glass.flipLog?.summary(loop.pacer.stats, holdGuardNs: loop.pacer.holdGuardNs)
+        } catch {
+            s.stop()
+            overlayOff()
+            if let lastID { nextFrameID = max(nextFrameID, lastID + 1) }
+            feed(.stream(job: s.job, .ended(.failed(sentence: "\(error)"))))
+            return
+        }
+        overlayOff()
+        if let lastID { nextFrameID = max(nextFrameID, lastID + 1) }
+        switch outcome {
+        case .interrupted(let signal):
+            feed(.signal(signal == .terminate ? .terminate : .interrupt))
+        case .finished:
+            // A session reports its own end (the pump posts it); a file's end is known here.
+            if case .file = s.source, exitCode == nil { feed(.stream(job: s.job, .ended(.finished))) }
+        }
+    }
+
+    /// The stats overlay for `s` on the loop's flips (its counters: the decode stage and the
+    /// session's loss, or the file decoder's own).
+    private func showOverlay(_ s: ActiveStream, loop: PresentLoop) {
+        guard let presenter = glass?.presenter else { return }
+        let isSession = s.pipeline != nil
+        let made = StatsOverlay(presenter: presenter, latencyLabel: isSession ? "capture→glass" : "ready→glass",
+                                readyIsOrigin: !isSession, nowNs: MonotonicClock.nowNs(), counters: {
+            switch s.source {
+            case .session(let p, let live): p.stage.map { live.counters(stage: $0) } ?? StatsCounters()
+            case .file(let f, _): f.counters
+            }
+        })
+        overlay = made
+        presenter.reportOverlay()
+        guard let made else { return }
+        loop.onShown = { made.shown(frame: $0, flipNs: $1, readyNs: $2, nowNs: MonotonicClock.nowNs()) }
+    }
+
+    private func overlayOff() {
+        guard overlay != nil else { return }
+        overlay = nil
+        glass?.presenter.setOverlay(nil)
+    }
+
+    // MARK: - Leaving
+
+    /// Stops what still runs, gives back every picture and restores the display.
+    private func finish() {
+        if let s = stream {
+            s.stop()
+            if let pipeline = s.pipeline, !pipeline.wait(seconds: 2) {
+                say("the session did not stop within 2 s; leaving it behind")
+            }
+            s.releasePictures()
+        }
+        stream = nil
+        glass?.close()
+        glass = nil
+    }
+
+    private func say(_ line: String) {
+        FileHandle.standardError.write(Data("punktfunk-kiosk: \(line)\n".utf8))
+    }
+}

@@ -1,0 +1,87 @@
+import Display
+import VideoDecode
+
+/// What the runner opens and how it runs streams; the command-line adapters fill it from their
+/// options (one option group per concern).
+public struct RunnerConfiguration {
+    /// The display: none (`--headless`) or a KMS device opened once for the whole process.
+    public enum DisplayChoice {
+        case headless
+        case kms(KMSSettings)
+    }
+
+    public struct KMSSettings {
+        /// DRM card node (nil: the first with a connected display).
+        public var devicePath: String?
+        /// The mode to drive (nil: the panel's preferred); the host is asked for exactly it.
+        public var mode: ModeRequest?
+        /// SCHED_FIFO priority of the presenting thread (0: keep SCHED_OTHER).
+        public var realtimePriority: Int32
+        /// One JSON line per completed flip, then a summary per stream.
+        public var flipLogPath: String?
+
+        public init(devicePath: String?, mode: ModeRequest?, realtimePriority: Int32, flipLogPath: String?) {
+            self.devicePath = devicePath; self.mode = mode
+            self.realtimePriority = realtimePriority; self.flipLogPath = flipLogPath
+        }
+    }
+
+    /// Whose identity dials hosts.
+    public enum Profile {
+        /// The client identity and trust store in the XDG config directory (created on first use).
+        case configDirectory
+        /// No client certificate and an empty trust store (the embedded demo host, pinned by its
+        /// given fingerprint); nothing is read or written.
+        case anonymous
+    }
+
+    /// When the per-second session stats go to stdout as JSON lines.
+    public enum StatsLines {
+        case always
+        case whenHeadless
+        case never
+    }
+
+    public var display: DisplayChoice
+    public var profile: Profile
+    /// Decoder rungs for live sessions, tried in order.
+    public var decoder: [DecoderRungKind]
+    /// Decode a headless session too (pictures are counted and released; a line at the end says
+    /// how many); otherwise a headless session only moves access units.
+    public var decodeWhenHeadless: Bool
+    /// Session length after establishment, seconds (nil: until the host ends it or the user quits).
+    public var sessionSeconds: Double?
+    public var statsLines: StatsLines
+    /// Write every complete AU as `DIR/<frame>.au`.
+    public var dumpAccessUnits: String?
+    /// A speed test one second in: this many kbit/s of probe filler for 1 s, the result as a JSON line.
+    public var probeKbps: UInt32?
+    /// The name a host shows for this device when pairing.
+    public var deviceName: String
+    /// Test-harness hooks; the product leaves them empty.
+    public var harness: HarnessHooks
+
+    public init(display: DisplayChoice, profile: Profile = .configDirectory, decoder: [DecoderRungKind] = [.software],
+                decodeWhenHeadless: Bool = false, sessionSeconds: Double? = nil, statsLines: StatsLines = .always,
+                dumpAccessUnits: String? = nil, probeKbps: UInt32? = nil, deviceName: String = "punktfunk-kiosk",
+                harness: HarnessHooks = HarnessHooks()) {
+        self.display = display; self.profile = profile; self.decoder = decoder
+        self.decodeWhenHeadless = decodeWhenHeadless; self.sessionSeconds = sessionSeconds
+        self.statsLines = statsLines; self.dumpAccessUnits = dumpAccessUnits; self.probeKbps = probeKbps
+        self.deviceName = deviceName; self.harness = harness
+    }
+}
+
+/// The seam where a test harness reaches into a run. Nothing in the product sets these; the
+/// `KioskHarness` target builds them from options that `--help` does not show.
+public struct HarnessHooks {
+    /// Pauses at chosen pictures on glass (screendumps), made once the display is open.
+    public var checkpoint: ((Presenter) -> GlassCheckpoint?)?
+    /// Rewrites each picture of a file before it is presented (the vgem dma-buf exporter).
+    public var filePicture: ((DecodedPicture) throws -> DecodedPicture)?
+
+    public init(checkpoint: ((Presenter) -> GlassCheckpoint?)? = nil,
+                filePicture: ((DecodedPicture) throws -> DecodedPicture)? = nil) {
+        self.checkpoint = checkpoint; self.filePicture = filePicture
+    }
+}
