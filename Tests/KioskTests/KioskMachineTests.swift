@@ -192,7 +192,8 @@ import Kiosk
         let refused = TrustDecision.decide(key: Self.key, host: Self.living, knownHosts: KnownHosts(), allowFirstUse: false)
         #expect(refused == .refused(sentence: TrustDecision.unknownHostSentence("192.168.1.20")))
         #expect(refused.hostTrust == nil)
-        #expect(TrustDecision.unknownHostSentence("192.168.1.20").contains("punktfunk-kiosk pair 192.168.1.20 --pin PIN"))
+        let sentence = TrustDecision.unknownHostSentence("192.168.1.20")
+        #expect(sentence.contains("punktfunk-kiosk pair 192.168.1.20 --pin PIN") && sentence.contains("--fp") && sentence.contains("--tofu"))
     }
 
     @Test func anUnknownHostIsRefusedWithTheSentenceAndBackLeadsToTheHostList() {

@@ -15,8 +15,6 @@ public enum SessionError: Error, CustomStringConvertible {
     case redirected(addr: String, port: UInt16, pin: String)
     /// A second Redirect within one connect (§3.1: only one is followed).
     case redirectedTwice(addr: String, port: UInt16)
-    /// No trust decision for this host: not in the known-hosts store, no `--fp`, no `--tofu`.
-    case unknownHost(String)
 
     public var description: String {
         switch self {
@@ -27,9 +25,6 @@ public enum SessionError: Error, CustomStringConvertible {
             return "The host redirected the session to \(addr.isEmpty ? "the same address" : addr) port \(port)."
         case .redirectedTwice(let addr, let port):
             return "The host redirected the session a second time (to \(addr.isEmpty ? "the same address" : addr) port \(port)); only one redirect is followed."
-        case .unknownHost(let host):
-            return "The host \(host) is not known. Pair with it (punktfunk-kiosk pair \(host) --pin PIN), "
-                + "or pass its certificate fingerprint with --fp, or trust it on first use with --tofu."
         }
     }
 
