@@ -5,6 +5,9 @@ import Kiosk
 import PunktfunkSession
 import PunktfunkWire
 import VideoDecode
+import SystemClock
+import VideoFrames
+import PunktfunkTestHost
 
 /// `connect` on glass: the KMS presenter picks the connector and mode first, the session asks the
 /// host for exactly that mode, then `StreamPipeline` (pump thread + decode thread) feeds decoded

@@ -3,6 +3,9 @@ import Display
 import Foundation
 import HEVC
 import VideoDecode
+import SystemClock
+import VideoFrames
+import KioskHarness
 
 /// `punktfunk-kiosk present FILE`: decodes an Annex-B HEVC file with the software rung and shows
 /// every output frame on a KMS plane at `--fps`, through the flip pacer. Prints one JSON line on
