@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 // punktfunk-kiosk — a kiosk Linux client for punktfunk streaming hosts.
 // Layers point down only: C shims → PunktfunkWire → PunktfunkSession → media → Kiosk → executables.
+// SystemClock sits beside the C shims (every layer that runs a loop may read it; PunktfunkWire,
+// which does no I/O, does not). Test hosts, simulations, benchmarks and test-harness hooks live in
+// their own targets (PunktfunkTestHost, PacerSimulation, KioskHarness, punktfunk-bench), never in a
+// product target; only executables and tests depend on them.
 // See docs/architecture.md.
 import PackageDescription
 
@@ -61,50 +65,76 @@ let package = Package(
             // ~15 % of it. Static checking stays on.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        // CLOCK_MONOTONIC / CLOCK_REALTIME in ns, read in one place; only pumps and loops call it.
+        .target(name: "SystemClock"),
         // Sockets, QUIC (ngtcp2 + GnuTLS), identity, handshake and pairing; the system (GnuTLS)
         // media AEAD the receive path runs on.
         .target(
             name: "PunktfunkSession",
             dependencies: [
-                "PunktfunkWire", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS", "CPunktfunkLinux", "CSodium",
+                "PunktfunkWire", "SystemClock", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS", "CPunktfunkLinux", "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        // HEVC bitstream planner: Annex-B, parameter sets, slice headers, POC/RPS/DPB. Pure Swift.
+        // HEVC bitstream planner: Annex-B, the access unit splitter, parameter sets, slice headers,
+        // POC/RPS/DPB. Pure Swift.
         .target(
             name: "HEVC"
         ),
-        .target(name: "VideoDecode", dependencies: ["HEVC", "CAVCodec", "CVA"]),
-        // Opus encode (test tone) / decode; ALSA output comes later.
+        // The decoded-picture types decoders hand out and the display takes: CPU planes, dma-buf
+        // exports and their leases, colour, crop, HDR metadata. No codec, no KMS.
+        .target(name: "VideoFrames"),
+        .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA"]),
+        // Opus decode; ALSA output comes later.
         .target(name: "Audio", dependencies: ["COpus"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
-        .target(name: "Display", dependencies: ["VideoDecode", "CDRM", "CCairo", "CPunktfunkLinux", "PunktfunkWire"]),
-        // The app layer: session → decode → present pipeline, the embedded demo host.
+        .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
+        // The app layer: session → decode → present pipeline.
         .target(
             name: "Kiosk",
-            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "Display", "HEVC", "CPunktfunkLinux"],
+            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
+                           "SystemClock", "CPunktfunkLinux"]
+        ),
+        // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
+        // pairing, Retry listener, looped AUs through the real packetizer/FEC/AEAD), synthetic and
+        // Opus test media, and the embedded demo host with its stream.
+        .target(
+            name: "PunktfunkTestHost",
+            dependencies: [
+                "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", "SystemClock",
+                "COpus", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
+            ],
             // The --demo stream: 1 s of 640x360 HEVC (libx265, testsrc2), looped by the embedded host.
             resources: [.embedInCode("Resources/demo.hevc")]
         ),
-        // Test-harness hooks the VM harness drives through options --help does not show
-        // (screendump handshake, overlay dumps); never part of the product's behaviour.
-        .target(name: "KioskHarness", dependencies: ["Display", "VideoDecode"]),
+        // The page-flip pacer's trace simulator and wake-up models, for the pacer tests and
+        // `punktfunk-bench pacer`.
+        .target(name: "PacerSimulation", dependencies: ["Display", "PunktfunkWire"]),
+        // Test-harness hooks the VM harness drives through options --help does not show (the
+        // screendump handshake, overlay dumps, the vgem dma-buf exporter behind `--dmabuf-via`);
+        // never part of the product's behaviour.
+        .target(name: "KioskHarness", dependencies: ["Kiosk", "Display", "VideoFrames", "CDRM"]),
         .executableTarget(
             name: "punktfunk-kiosk",
             dependencies: [
                 "PunktfunkWire",
                 "PunktfunkSession",
+                "HEVC",
                 "VideoDecode",
+                "VideoFrames",
                 "Display",
                 "Kiosk",
+                "SystemClock",
+                "PunktfunkTestHost",
                 "KioskHarness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "punktfunk-bench",
-            dependencies: ["PunktfunkWire", "PunktfunkSession", "Display", "VideoDecode", "HEVC"]
+            dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation",
+                           "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
         // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
@@ -113,7 +143,7 @@ let package = Package(
             name: "punktfunk-fuzz",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC"]
         ),
-        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkSession", "PunktfunkWire", "Audio", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
@@ -125,12 +155,13 @@ let package = Package(
             name: "HEVCTests",
             dependencies: ["HEVC", "FFmpegOracle"]
         ),
-        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "HEVC", "FFmpegOracle", "CVA"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "VideoDecode", "PunktfunkWire", "CDRM"]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkSession", "PunktfunkWire", "VideoDecode"]),
+        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
+                                                      "VideoDecode", "VideoFrames", "SystemClock"]),
         .testTarget(
             name: "PunktfunkSessionTests",
-            dependencies: ["PunktfunkSession", "PunktfunkWire", "Audio", "FFmpegOracle", "HEVC"]
+            dependencies: ["PunktfunkSession", "PunktfunkTestHost", "PunktfunkWire", "SystemClock", "Audio", "FFmpegOracle", "HEVC"]
         ),
         .testTarget(
             name: "CShimTests",

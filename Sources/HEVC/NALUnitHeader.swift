@@ -14,7 +14,10 @@ public struct NALUnitHeader: Sendable, Equatable {
     /// VCL NAL unit types are 0…31 (Table 7-1).
     public var isVCL: Bool { nalUnitType < 32 }
     /// IRAP pictures have types 16…23 (H.265 3.73).
-    public var isIRAP: Bool { (16...23).contains(nalUnitType) }
+    public var isIRAP: Bool { Self.isIRAP(nalUnitType: nalUnitType) }
+
+    /// Whether `nalUnitType` (raw u(6)) is an IRAP type, 16…23 (H.265 3.73, Table 7-1).
+    public static func isIRAP(nalUnitType: UInt8) -> Bool { (16...23).contains(nalUnitType) }
 
     public init(nalUnitType: UInt8, nuhLayerId: UInt8, nuhTemporalIdPlus1: UInt8) {
         self.nalUnitType = nalUnitType

@@ -2,6 +2,8 @@ import CPunktfunkLinux
 import Foundation
 import Glibc
 import VideoDecode
+import SystemClock
+import VideoFrames
 
 /// The decoder thread of a live session: complete AUs in (copied off the pump thread), decoded
 /// pictures out, newest wins at both ends.
@@ -107,9 +109,9 @@ public final class DecodeStage: @unchecked Sendable {
                 return false
             }
             if skip { continue }
-            let t0 = DispatchTime.now().uptimeNanoseconds
+            let t0 = MonotonicClock.nowNs()
             let pictures = ladder.decode(accessUnit: unit.bytes, pts: unit.ptsNs)
-            let spent = DispatchTime.now().uptimeNanoseconds &- t0
+            let spent = MonotonicClock.nowNs() &- t0
             lock.withLock { _rung = ladder.activeRung; _decoded += pictures.count; _decodeNs &+= spent }
             for picture in pictures {
                 if let evicted = output.push(picture) {

@@ -1,6 +1,6 @@
 import Foundation
 import PunktfunkWire
-import VideoDecode
+import VideoFrames
 
 extension HDRStaticMetadata {
     /// The host's ST 2086 + CTA-861.3 body (0xCE datagram, data-plane.md §7.4: primaries G, B, R

@@ -2,6 +2,7 @@ import Foundation
 import PunktfunkSession
 import PunktfunkWire
 import VideoDecode
+import VideoFrames
 
 /// A live session end to end, minus the glass: the pump thread (`SessionDialer` →
 /// `ClientSession`: dial, handshake, media, feedback, resume), the decode thread (`DecodeStage`,

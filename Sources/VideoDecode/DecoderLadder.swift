@@ -1,5 +1,7 @@
 import Foundation
 import HEVC
+import SystemClock
+import VideoFrames
 
 /// The decoder rungs, best first.
 public enum DecoderRungKind: String, Sendable, Codable, CaseIterable {
@@ -71,7 +73,7 @@ public final class DecoderLadder {
     private let now: () -> UInt64
 
     /// - Parameter clock: monotonic nanoseconds (tests pass a fake clock).
-    public init(configuration: Configuration = Configuration(), clock: @escaping () -> UInt64 = DecoderLadder.monotonicNanos) {
+    public init(configuration: Configuration = Configuration(), clock: @escaping () -> UInt64 = MonotonicClock.nowNs) {
         self.configuration = configuration
         now = clock
         startNextRung(reason: nil)
@@ -83,7 +85,7 @@ public final class DecoderLadder {
         parameterSets.observe(accessUnit)
         var input = accessUnit
         if awaitingIRAP {
-            guard Self.containsIRAP(accessUnit) else { return [] }
+            guard AccessUnitSplitter.containsIRAP(accessUnit) else { return [] }
             awaitingIRAP = false
             input = parameterSets.completed(accessUnit)  // the host may have sent them only once
         }
@@ -154,19 +156,6 @@ public final class DecoderLadder {
         }
     }
 
-    /// True when the access unit holds a VCL NAL unit of an IRAP picture (nal_unit_type 16…23).
-    static func containsIRAP(_ au: [UInt8]) -> Bool {
-        AnnexB.nalUnitRanges(in: au).contains { r in
-            let type = au[r.lowerBound] >> 1 & 0x3F
-            return (16...23).contains(type)
-        }
-    }
-
-    public static func monotonicNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
 }
 
 /// What a rung made of one access unit.

@@ -1,5 +1,6 @@
 internal import CAVCodec
 import HEVC
+import VideoFrames
 
 /// MD5 as `ffmpeg -f framemd5` computes it for a decoded picture.
 public enum FrameMD5 {

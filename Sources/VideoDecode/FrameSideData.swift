@@ -1,4 +1,5 @@
 internal import CAVCodec
+import VideoFrames
 
 /// Static HDR metadata from a libavcodec frame's side data: `AV_FRAME_DATA_MASTERING_DISPLAY_METADATA`
 /// (H.265 mastering display colour volume SEI) and `AV_FRAME_DATA_CONTENT_LIGHT_LEVEL` (content

@@ -1,4 +1,5 @@
 internal import CVA
+import VideoFrames
 /// A 4:2:0 picture in separate Y, Cb, Cr planes without row padding — what libavcodec's
 /// `yuv420p` (8-bit, 1 byte/sample) and `yuv420p10le` (10-bit, 16-bit little-endian words with
 /// the sample in the low bits) hold, and what `ffmpeg -f framemd5` hashes.

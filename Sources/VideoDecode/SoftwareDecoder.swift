@@ -1,5 +1,6 @@
 internal import CAVCodec
 import Foundation
+import VideoFrames
 
 /// Why a decoder rung failed. Every failure on bad input is one of these, never a trap.
 public enum DecodeError: Error, Sendable, Equatable, CustomStringConvertible {

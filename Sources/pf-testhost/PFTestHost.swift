@@ -3,6 +3,8 @@ import Foundation
 import PunktfunkSession
 import PunktfunkWire
 import Audio
+import HEVC
+import PunktfunkTestHost
 
 /// `pf-testhost`: a punktfunk/2 test host serving one session — Retry, handshake, then a looped AU
 /// stream through the real packetizer/FEC/AEAD on the shared socket, with seeded loss. Every client
@@ -90,7 +92,7 @@ struct PFTestHost: ParsableCommand {
         let aus: [[UInt8]]
         if let hevc {
             let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: hevc)))
-            aus = AnnexBSplitter.accessUnits(data)
+            aus = AccessUnitSplitter.splitPreservingBytes(data)
             guard !aus.isEmpty else { throw ValidationError("\(hevc) holds no HEVC access units") }
         } else {
             aus = SyntheticAccessUnits.make(count: 60, bytes: auBytes, seed: seed)
@@ -104,7 +106,7 @@ struct PFTestHost: ParsableCommand {
         options.refuse = refuse.flatMap(Self.parseCode).map { CloseCode(code: $0) }
         options.maxSeconds = maxSeconds
         options.fecPercent = fec
-        options.keyframeIndices = hevc == nil ? [0] : AnnexBSplitter.keyframeIndices(aus)
+        options.keyframeIndices = hevc == nil ? [0] : AccessUnitSplitter.keyframeIndices(aus)
         options.blackoutAfterFrames = blackoutAfter
         options.blackoutSeconds = blackoutSeconds
         if audio {

@@ -3,6 +3,7 @@ import Foundation
 import PunktfunkSession
 import PunktfunkWire
 import Audio
+import PunktfunkTestHost
 
 /// `--script FILE`: one JSON object per line, `{"frame":N,"datagram":"HEX"}` (an encoded host
 /// datagram: rumble, HID output, cursor, …) or `{"frame":N,"control":"HEX"}` (an encoded control

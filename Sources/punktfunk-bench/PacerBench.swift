@@ -1,4 +1,5 @@
 import Display
+import PacerSimulation
 
 /// Page-flip pacer benchmark on synthetic traces (`PacerSimulation`): for each scenario, the
 /// `FlipPacer` and the baseline "commit on arrival" policy run on the same traces (same seeds) in

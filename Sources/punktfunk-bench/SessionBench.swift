@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PunktfunkSession
 import PunktfunkWire
+import PunktfunkTestHost
 
 /// A whole punktfunk/2 session on loopback: `HostSession` (its own thread) streams large AUs as
 /// fast as its pacing allows; `ClientSession` (the calling thread) receives them over real UDP with

@@ -1,6 +1,7 @@
 import Display
 import Foundation
 import Synchronization
+import PacerSimulation
 
 /// How late the present loop's timed wait (`TimedWaitLateness`) returns, for the scheduling the
 /// present thread may get: SCHED_OTHER with the default 50 µs timer slack (the baseline), with a

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kiosk
 import PunktfunkSession
+import PunktfunkTestHost
 import VideoDecode
 
 /// `punktfunk-kiosk connect HOST[:PORT]` (or `--demo`): one stream, on glass or `--headless`, then

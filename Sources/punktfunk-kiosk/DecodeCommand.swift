@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HEVC
 import VideoDecode
+import VideoFrames
 
 /// `punktfunk-kiosk decode FILE`: decodes an Annex-B HEVC file through the decoder ladder the
 /// session uses and, with `--framemd5`, prints the lines `ffmpeg -autoscale 0 -i FILE -f

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kiosk
 import PunktfunkSession
+import PunktfunkTestHost
 import VideoDecode
 
 /// `punktfunk-kiosk` with no subcommand: the kiosk itself. Until the shell exists it streams the

@@ -1,7 +1,7 @@
 import CDRM
 import Testing
-import VideoDecode
 @testable import Display
+import VideoFrames
 
 @Suite struct HDROutputTests {
     /// HDR10 mastered on a BT.2020 / D65 display, 1000 cd/m² peak, 0.005 cd/m² black.

@@ -1,6 +1,7 @@
 import Testing
 @testable import Display
 import PunktfunkWire
+import PacerSimulation
 
 /// Property tests of `FlipPacer` over the simulated traces of `PacerSimulation` (the same
 /// scenarios `punktfunk-bench pacer` measures), plus the simulator's own building blocks.

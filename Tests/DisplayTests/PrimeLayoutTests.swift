@@ -1,6 +1,6 @@
 import Testing
-import VideoDecode
 @testable import Display
+import VideoFrames
 
 /// The framebuffer arguments for exported VA surfaces (SEPARATE_LAYERS: one luma and one chroma
 /// layer, possibly in different objects): what `drmModeAddFB2WithModifiers` gets, and the

@@ -1,6 +1,7 @@
 import Testing
 import VideoDecode
 @testable import Display
+import VideoFrames
 
 @Suite struct YUVToRGBTests {
     static let configs: [(YCbCrMatrix, Bool, Int)] = [.bt601, .bt709, .bt2020].flatMap { m in

@@ -3,6 +3,7 @@ import Testing
 import PunktfunkSession
 import VideoDecode
 @testable import Kiosk
+import PunktfunkTestHost
 
 /// `--demo` without glass: the embedded host, a real loopback session, the decode thread with the
 /// software rung. Every picture that comes out must be a picture of the demo stream.

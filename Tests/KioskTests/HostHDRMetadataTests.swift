@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import PunktfunkSession
 import PunktfunkWire
-import VideoDecode
 @testable import Kiosk
+import VideoFrames
+import PunktfunkTestHost
 
 /// The host's 0xCE HDR metadata: wire units to the HDMI descriptor's, and the newest-wins hand-off
 /// from the pump thread, over a real loopback session.

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import PunktfunkSession
 @testable import Kiosk
+import SystemClock
+import PunktfunkTestHost
 
 /// The stats overlay's live sources over a real loopback session: the decode stage's totals and
 /// the session's per-second figures, read the way the present thread reads them.

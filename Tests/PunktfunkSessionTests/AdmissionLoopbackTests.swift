@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PunktfunkWire
 @testable import PunktfunkSession
+import PunktfunkTestHost
 
 /// Admission over real QUIC on 127.0.0.1 (control-plane.md §3.4, §6.5): require-pairing, knocks
 /// (Pending, approve / deny 0x64 / timeout 0x65), request-access (0x72), scripted Pending and

@@ -1,6 +1,7 @@
 import Foundation
 import PunktfunkWire
 @testable import PunktfunkSession
+import PunktfunkTestHost
 
 /// A `HostSessionSeries` (sessions one after another on one loopback port, sharing one pairing
 /// window, trust store and admission policy) on its own `Thread`; clients run on the test thread.

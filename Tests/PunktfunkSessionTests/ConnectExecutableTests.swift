@@ -3,6 +3,7 @@ import Testing
 import FFmpegOracle
 import PunktfunkSession
 import PunktfunkWire
+import HEVC
 
 /// The executables with every test-host feature at once: `pf-testhost --hevc FILE --loss 10
 /// --fec 60 --audio --script S` and `punktfunk-kiosk connect … --dump-au DIR --probe-kbps N`.
@@ -21,7 +22,7 @@ import PunktfunkWire
                                    "-c:v", "libx265", "-preset", "ultrafast",
                                    "-x265-params", "keyint=60:bframes=0:repeat-headers=1:log-level=error", "-f", "hevc", "-y", file])
         try #require(made.status == 0, "\(made.stderr)")
-        let aus = AnnexBSplitter.accessUnits([UInt8](try Data(contentsOf: URL(fileURLWithPath: file))))
+        let aus = AccessUnitSplitter.splitPreservingBytes([UInt8](try Data(contentsOf: URL(fileURLWithPath: file))))
         try #require(aus.count == 60)
         // A rumble datagram before frame 30: kind 05, tag CA, v1 body.
         let rumble = HostDatagramHex.rumble

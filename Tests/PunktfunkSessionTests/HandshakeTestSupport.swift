@@ -1,13 +1,11 @@
 import Glibc
 import PunktfunkWire
+import SystemClock
 @testable import PunktfunkSession
+import PunktfunkTestHost
 
 /// Unix-epoch ns (CLOCK_REALTIME): the client wall clock of control-plane.md §4.1.
-func handshakeWallNs() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
+func handshakeWallNs() -> UInt64 { MonotonicClock.realtimeNs() }
 
 /// A `ClientHandshake` and a scripted `HostHandshake` on the two ends of a `QuicLoopback`
 /// (real UDP on 127.0.0.1). Both machines get every event their connection reports, in order,
@@ -69,7 +67,7 @@ final class HandshakeLoopback {
     private func hostNs() -> UInt64 { UInt64(Int64(handshakeWallNs()) + hostSkewNs) }
 
     private func step() {
-        let now = QuicClock.now()
+        let now = MonotonicClock.nowNs()
         // Host: created as soon as the listener accepted the connection; sees all its events.
         if host == nil, let server = pair.server {
             host = HostHandshake(connection: server, script: script, now: now)

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import PunktfunkWire
 @testable import PunktfunkSession
+import SystemClock
+import PunktfunkTestHost
 
 /// The PIN ceremony of control-plane.md §6.2 over real QUIC on 127.0.0.1: `PairingClient` against
 /// `HostSession`s (`SeriesRig`) answering PairRequest-first connections, then a pinned connect.
@@ -119,14 +121,14 @@ import PunktfunkWire
         let pairing = HostPairing(window: window, trusted: PairedClients())
         #expect(pair.connect())
         let host = HostHandshake(connection: try #require(pair.server),
-                                 script: .init(decision: .silence, pairing: pairing), now: QuicClock.now())
+                                 script: .init(decision: .silence, pairing: pairing), now: MonotonicClock.nowNs())
         let stream = try pair.client.openBidirectionalStream()
         let request = PairRequest(name: "anonymous", spakeA: [0x41] + [UInt8](repeating: 7, count: 32))
         try pair.client.write(stream: stream, [0x00] + ControlMessage.pairRequest(request).encoded)
         var fed = 0
         #expect(pair.run(seconds: 3) {
             while fed < pair.serverEvents.count {
-                try? host.handle(pair.serverEvents[fed], now: QuicClock.now(), hostNs: 0)
+                try? host.handle(pair.serverEvents[fed], now: MonotonicClock.nowNs(), hostNs: 0)
                 fed += 1
             }
             return pair.client.peerClose != nil

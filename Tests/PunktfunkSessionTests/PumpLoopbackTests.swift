@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PunktfunkWire
 @testable import PunktfunkSession
+import PunktfunkTestHost
 
 /// A `HostSession` on its own `Thread` and a `ClientSession` on the test thread over real UDP on
 /// 127.0.0.1. Every run is bounded: the client by `seconds`, the host by `maxSeconds` and `stop()`,
@@ -119,15 +120,5 @@ final class PumpRig {
         #expect(try HostResolver.split("fe80::1") == ("fe80::1", 9777))
         #expect(try HostResolver.resolve("127.0.0.1:5").description == "127.0.0.1:5")
         #expect(throws: SessionError.self) { try HostResolver.split("host:0") }
-    }
-
-    @Test func annexBSplitsAtAccessUnitBoundaries() {
-        // VPS SPS PPS IDR(first slice) | TRAIL(first slice) | AUD TRAIL(first)
-        let sc: [UInt8] = [0, 0, 0, 1]
-        func nal(_ type: UInt8, first: Bool = true) -> [UInt8] { sc + [type << 1, 1, first ? 0x80 : 0x00, 0xAA] }
-        let au0 = nal(32) + nal(33) + nal(34) + nal(19) + nal(19, first: false)
-        let au1 = nal(1)
-        let au2 = nal(35) + nal(1)
-        #expect(AnnexBSplitter.accessUnits(au0 + au1 + au2) == [au0, au1, au2])
     }
 }

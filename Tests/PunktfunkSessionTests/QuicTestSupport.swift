@@ -1,5 +1,7 @@
 import Glibc
 @testable import PunktfunkSession
+import SystemClock
+import PunktfunkTestHost
 
 /// A client and a server `QuicConnection` over two real UDP sockets on 127.0.0.1 (ephemeral ports),
 /// driven in one thread: flush both, poll() both fds until the earliest deadline, read everything,
@@ -36,7 +38,7 @@ final class QuicLoopback {
         listener = QuicListener(configuration: serverConfiguration, localAddress: serverSocket.localAddress,
                                 requiresRetry: retry)
         client = try QuicConnection(client: clientConfiguration, local: clientSocket.localAddress,
-                                    remote: serverSocket.localAddress, now: QuicClock.now())
+                                    remote: serverSocket.localAddress, now: MonotonicClock.nowNs())
         clientDriver = QuicSocketDriver(socket: clientSocket, connection: client)
         clientDriver.onMedia = { [unowned self] in self.clientMedia.append(Array($0)) }
     }
@@ -45,13 +47,13 @@ final class QuicLoopback {
     /// - Returns: whether `done()` became true.
     @discardableResult
     func run(seconds: Double = 3, maxIterations: Int = 20_000, until done: () -> Bool) -> Bool {
-        let start = QuicClock.now()
+        let start = MonotonicClock.nowNs()
         let limit = start + UInt64(seconds * 1e9)
         for _ in 0..<maxIterations {
             flush()
             drainEvents()
             if done() { return true }
-            let now = QuicClock.now()
+            let now = MonotonicClock.nowNs()
             if now >= limit { return false }
             let deadlines = [client.nextDeadline, server?.nextDeadline].compactMap { $0 }
             let wait = min(deadlines.min().map { $0 > now ? $0 - now : 0 } ?? 10_000_000, 10_000_000, limit - now)
@@ -59,7 +61,7 @@ final class QuicLoopback {
                        pollfd(fd: serverSocket.fileDescriptor, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, Int32((wait + 999_999) / 1_000_000))
             receive()
-            let after = QuicClock.now()
+            let after = MonotonicClock.nowNs()
             if let server, let d = server.nextDeadline, d <= after {
                 do { try server.handleTimeout(now: after) } catch { serverErrors.append(error) }
             }
@@ -76,7 +78,7 @@ final class QuicLoopback {
         for _ in 0..<1_000 {
             let n: Int?
             do {
-                n = try connection.pollTransmit(into: &packet, now: QuicClock.now())
+                n = try connection.pollTransmit(into: &packet, now: MonotonicClock.nowNs())
             } catch {
                 errors.append(error)
                 continue  // a CONNECTION_CLOSE may now be waiting
@@ -94,10 +96,10 @@ final class QuicLoopback {
             if serverMuted { continue }
             do {
                 if let server {
-                    try server.handle(datagram: datagram, from: from, now: QuicClock.now())
+                    try server.handle(datagram: datagram, from: from, now: MonotonicClock.nowNs())
                 } else {
                     let outcome = try datagram.withUnsafeBytes { raw in
-                        try listener.handle(datagram: raw, from: from, now: QuicClock.now())
+                        try listener.handle(datagram: raw, from: from, now: MonotonicClock.nowNs())
                     }
                     switch outcome {
                     case .drop: drops += 1

@@ -4,6 +4,8 @@ import Audio
 import FFmpegOracle
 import PunktfunkWire
 @testable import PunktfunkSession
+import HEVC
+import PunktfunkTestHost
 
 /// A `HostSession` configured by the test on its own thread, a `ClientSession` on the test thread,
 /// real UDP on 127.0.0.1. Bounded like `PumpRig`.
@@ -82,8 +84,8 @@ func runClient(_ client: ClientSession) -> ClientRun {
                                          "-x265-params", "keyint=60:min-keyint=60:bframes=0:repeat-headers=1:log-level=error",
                                          "-f", "hevc", "-y", path]), out.status == 0,
               let data = FileManager.default.contents(atPath: path) else { return nil }
-        let aus = AnnexBSplitter.accessUnits([UInt8](data))
-        return (aus, AnnexBSplitter.keyframeIndices(aus))
+        let aus = AccessUnitSplitter.splitPreservingBytes([UInt8](data))
+        return (aus, AccessUnitSplitter.keyframeIndices(aus))
     }()
 
     /// Every AU the client received equals the file AU the host sent for that frame number.

@@ -1,5 +1,6 @@
 import Testing
 import VideoDecode
+import VideoFrames
 
 @Suite("NV12 / P010 packing")
 struct ConversionTests {
@@ -62,17 +63,5 @@ struct ConversionTests {
     @Test func md5OfKnownInput() {
         #expect(FrameMD5.hex(Array("abc".utf8)) == "900150983cd24fb0d6963f7d28e17f72")
         #expect(FrameMD5.hex([]) == "d41d8cd98f00b204e9800998ecf8427e")
-    }
-
-    @Test func splitterGroupsAccessUnits() {
-        // VPS, SPS, PPS, slice(first), slice(not first), AUD, slice(first), slice(first)
-        let nal: ([UInt8]) -> [UInt8] = { [0, 0, 0, 1] + $0 }
-        let stream = nal([0x40, 0x01, 0xAA]) + nal([0x42, 0x01, 0xAA]) + nal([0x44, 0x01, 0xAA])
-            + nal([0x26, 0x01, 0x80]) + nal([0x02, 0x01, 0x00]) + nal([0x46, 0x01, 0x50])
-            + nal([0x02, 0x01, 0x80]) + nal([0x02, 0x01, 0x80])
-        let groups = AccessUnitSplitter.nalUnitGroups(stream)
-        #expect(groups.map(\.count) == [5, 2, 1])
-        #expect(AccessUnitSplitter.split([]).isEmpty)
-        #expect(AccessUnitSplitter.split([0, 0, 1]).isEmpty)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HEVC
 import Testing
 import VideoDecode
+import VideoFrames
 
 /// A clock the test advances by hand (monotonic ns).
 final class FakeClock: @unchecked Sendable {

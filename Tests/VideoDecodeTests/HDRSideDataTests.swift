@@ -1,7 +1,7 @@
 import Foundation
 import FFmpegOracle
 import Testing
-import VideoDecode
+import VideoFrames
 
 /// Static HDR metadata from the mastering-display and content-light-level SEI, through
 /// libavcodec's frame side data, against the values given to the encoder.

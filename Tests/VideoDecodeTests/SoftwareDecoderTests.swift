@@ -3,6 +3,7 @@ import FFmpegOracle
 import Testing
 import HEVC
 import VideoDecode
+import VideoFrames
 
 /// Decodes a whole stream the way `punktfunk-kiosk decode` does: split, decode per AU, flush.
 func decodeAll(_ stream: [UInt8]) throws -> (frames: [DecodedFrame], errors: [DecodeError]) {

@@ -3,6 +3,7 @@ import Foundation
 import HEVC
 import Testing
 import VideoDecode
+import VideoFrames
 
 /// Export, fences, surface lifetime and refusals of the VA-API rung, over the recording driver.
 @Suite("VA-API rung: export and surface lifetime")

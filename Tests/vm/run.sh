@@ -66,7 +66,7 @@ encode_hdr() { # name master cll
 encode_hdr hdr10-320x240 "$hdr_master" "$hdr_cll" || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
 encode_hdr hdr10-second-320x240 "$hdr_master2" "$hdr_cll2" || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
 cat "$fixtures/hdr10-320x240.hevc" "$fixtures/hdr10-second-320x240.hevc" > "$fixtures/hdr10-change-320x240.hevc"
-cp "$repo/Sources/Kiosk/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # what `connect --demo` streams
+cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # what `connect --demo` streams
 
 # --- one VM run for every check
 out=$cache/run

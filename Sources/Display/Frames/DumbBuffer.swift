@@ -119,7 +119,7 @@ final class DumbBuffer {
     }
 }
 
-import VideoDecode
+import VideoFrames
 
 /// The two CPU planes of a decoded frame, as `copyPlanes` reads them.
 struct VideoFramePlanes {

@@ -1,4 +1,4 @@
-import VideoDecode
+import VideoFrames
 
 /// The Y′CbCr → R′G′B′ matrix of a picture (H.273 matrix_coeffs), as luma weights Kr, Kb.
 public enum YCbCrMatrix: Sendable, Equatable, CustomStringConvertible {

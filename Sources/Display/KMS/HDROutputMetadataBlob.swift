@@ -1,4 +1,4 @@
-import VideoDecode
+import VideoFrames
 
 /// The bytes of the kernel's `struct hdr_output_metadata` (drm_mode.h), the value of a
 /// connector's `HDR_OUTPUT_METADATA` blob: HDMI static metadata type 1 (CTA-861-G).

@@ -1,5 +1,5 @@
 internal import CDRM
-import VideoDecode
+import VideoFrames
 #if canImport(Glibc)
 import Glibc
 #endif

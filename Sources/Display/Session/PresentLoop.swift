@@ -1,5 +1,6 @@
 internal import CPunktfunkLinux
-import VideoDecode
+import VideoFrames
+import SystemClock
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import VideoFrames
 import Display
 import PunktfunkSession
 import VideoDecode

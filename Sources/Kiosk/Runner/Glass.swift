@@ -1,3 +1,4 @@
+import SystemClock
 import Display
 import Foundation
 import Glibc

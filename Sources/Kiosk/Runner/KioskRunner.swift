@@ -1,3 +1,5 @@
+import VideoFrames
+import SystemClock
 import CPunktfunkLinux
 import Display
 import Foundation

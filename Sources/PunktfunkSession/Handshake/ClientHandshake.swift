@@ -34,7 +34,7 @@ public struct SessionParameters: Equatable {
 /// The caller owns the socket and the clocks: it feeds every `QuicEvent` of the connection to
 /// `handle(_:now:wallNs:)`, calls `handleTimeout(now:wallNs:)` at `nextDeadline`, and sends what
 /// the connection then has to transmit. `now` is the monotonic clock of the QUIC layer
-/// (`QuicClock.now()`), `wallNs` the client wall clock in Unix ns (t1/t4 of §4.1). The machine
+/// (`MonotonicClock.nowNs()`), `wallNs` the client wall clock in Unix ns (t1/t4 of §4.1). The machine
 /// writes to the connection (stream bytes, close) but never touches a socket.
 ///
 /// Sequence: `start` opens the control stream and writes `00` + ClientHello; Pending frames move

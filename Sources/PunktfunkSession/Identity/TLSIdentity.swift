@@ -201,10 +201,10 @@ public enum IdentityError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Whole-file writes that never expose a secret: the temp file is created with the final mode.
-enum PrivateFile {
+package enum PrivateFile {
     /// Writes through a temporary file opened with `mode` (so the secret is never world-readable),
     /// then renames it over `url`.
-    static func write(_ text: String, to url: URL, mode: mode_t) throws(IdentityError) {
+    package static func write(_ text: String, to url: URL, mode: mode_t) throws(IdentityError) {
         let tmp = url.path + ".tmp"
         unlink(tmp)
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)

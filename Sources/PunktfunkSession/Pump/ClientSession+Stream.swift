@@ -1,5 +1,6 @@
 import Glibc
 import PunktfunkWire
+import SystemClock
 
 /// The established half of `ClientSession.run()`: media on the shared socket, host datagrams and
 /// control frames, Feedback windows and keyframe asks, clock re-sync, the outbox, stats, and the
@@ -16,7 +17,7 @@ extension ClientSession {
         var recovery = LossRecovery()
         let deliver = onAccessUnit
         receiver.video.onAccessUnit = { au in
-            recovery.delivered(frame: au.frame, keyframe: au.isKeyframe, now: QuicClock.now())
+            recovery.delivered(frame: au.frame, keyframe: au.isKeyframe, now: MonotonicClock.nowNs())
             deliver?(au)
         }
         receiver.video.onFrameLost = { frame in recovery.declaredLost(frame: frame) }
@@ -26,7 +27,7 @@ extension ClientSession {
             let packets = receiver.probePackets, bytes = receiver.probeBytes
             do { try receiver.receive(datagram) } catch { rejected += 1 }
             if receiver.probePackets != packets {
-                probe.arrived(count: receiver.probePackets - packets, wireBytes: receiver.probeBytes - bytes, now: QuicClock.now())
+                probe.arrived(count: receiver.probePackets - packets, wireBytes: receiver.probeBytes - bytes, now: MonotonicClock.nowNs())
             }
         }
         for datagram in early {
@@ -53,10 +54,10 @@ extension ClientSession {
             switch message {
             case .clockEcho(let echo):
                 guard batchDeadline != nil else { return }
-                switch batch.handleEcho(t1: echo.t1Ns, t2: echo.t2Ns, t3: echo.t3Ns, now: Self.wallNs()) {
+                switch batch.handleEcho(t1: echo.t1Ns, t2: echo.t2Ns, t3: echo.t3Ns, now: MonotonicClock.realtimeNs()) {
                 case .ignored: return
                 case .moreRounds:
-                    let t1 = batch.nextProbe(now: Self.wallNs())
+                    let t1 = batch.nextProbe(now: MonotonicClock.realtimeNs())
                     _ = try? connection.write(stream: params.controlStream, ControlMessage.clockProbe(ClockProbe(t1Ns: t1)).encoded)
                     batchDeadline = now + ClockSync.echoTimeoutNs
                 case .done(let best):
@@ -79,9 +80,9 @@ extension ClientSession {
             }
             onControl?(message)
         }
-        for frame in params.heldFrames { handle(frame, now: QuicClock.now()) }
+        for frame in params.heldFrames { handle(frame, now: MonotonicClock.nowNs()) }
 
-        let start = QuicClock.now()
+        let start = MonotonicClock.nowNs()
         let end = start + UInt64(max(0, options.seconds) * 1e9)
         let frameIntervalNs = UInt64(1e9 / Double(max(hello.mode.refreshHz, 1)))
         var nextWindow = start + options.feedbackEveryNs
@@ -99,7 +100,7 @@ extension ClientSession {
         outDatagrams.reserveCapacity(64)
 
         while true {
-            let now = QuicClock.now()
+            let now = MonotonicClock.nowNs()
             if now >= end { break }
             var timeout = min(end - now, 5_000_000)
             if recovery.ask != nil { timeout = min(timeout, nextAskRepeat > now ? nextAskRepeat - now : 0) }
@@ -119,7 +120,7 @@ extension ClientSession {
                 case .streamData(let stream, let bytes, _) where stream == params.controlStream:
                     control.append(bytes)
                     do {
-                        while let frame = try control.next() { handle(frame, now: QuicClock.now()) }
+                        while let frame = try control.next() { handle(frame, now: MonotonicClock.nowNs()) }
                     } catch {
                         connection.close(applicationCode: 0x01, reason: "malformed control frame")
                         throw .transport(.invalidState("the host sent a malformed control frame: \(error)"))
@@ -148,7 +149,7 @@ extension ClientSession {
             outDatagrams.removeAll(keepingCapacity: true)
             outControls.removeAll(keepingCapacity: true)
 
-            let after = QuicClock.now()
+            let after = MonotonicClock.nowNs()
             recovery.tick(now: after)
             // Feedback (§5.2): at each window close, and every frame interval while an ask is open;
             // every datagram repeats the last closed window.
@@ -181,7 +182,7 @@ extension ClientSession {
             // Clock re-sync (§4.2): a batch every interval; an unanswered round ends the batch.
             if after >= nextResync {
                 nextResync = after + options.clockResyncEveryNs
-                let t1 = batch.begin(now: Self.wallNs())
+                let t1 = batch.begin(now: MonotonicClock.realtimeNs())
                 if (try? connection.write(stream: params.controlStream, ControlMessage.clockProbe(ClockProbe(t1Ns: t1)).encoded)) != nil {
                     batchDeadline = after + ClockSync.echoTimeoutNs
                 }
@@ -205,8 +206,8 @@ extension ClientSession {
         }
         // Deliberate quit (control-plane §3.5: 0x51), flushed within 200 ms.
         connection.close(applicationCode: CloseCode.quit.code, reason: "quit")
-        let flushLimit = QuicClock.now() + 200_000_000
-        while QuicClock.now() < flushLimit, connection.state != .closed {
+        let flushLimit = MonotonicClock.nowNs() + 200_000_000
+        while MonotonicClock.nowNs() < flushLimit, connection.state != .closed {
             _ = try? driver.wait(timeout: 20_000_000)
             if connection.state == .closing || connection.state == .draining { break }
         }

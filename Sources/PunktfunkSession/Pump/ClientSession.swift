@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PunktfunkWire
+import SystemClock
 
 /// Why a pump session (client or host) ended abnormally. `description` is one sentence for a user.
 public enum SessionError: Error, CustomStringConvertible {
@@ -226,12 +227,6 @@ public final class ClientSession {
     /// Media datagrams kept while the handshake finishes (≈ 12 MB at 1.5 kB each).
     public static let earlyMediaLimit = 8192
 
-    static func wallNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     /// Runs the whole session. Returns normally after `seconds` with a deliberate quit.
     public func run() throws(SessionError) {
         var config = QuicConfiguration()
@@ -244,7 +239,7 @@ public final class ClientSession {
         let connection: QuicConnection
         do {
             socket = try UDPSocket(bind: wildcard)
-            connection = try QuicConnection(client: config, local: socket.localAddress, remote: options.remote, now: QuicClock.now())
+            connection = try QuicConnection(client: config, local: socket.localAddress, remote: options.remote, now: MonotonicClock.nowNs())
         } catch { throw .transport(error) }
         let driver = QuicSocketDriver(socket: socket, connection: connection)
         defer { socket.close() }
@@ -257,30 +252,30 @@ public final class ClientSession {
         driver.onMedia = { datagram in if early.count < Self.earlyMediaLimit { early.append(Array(datagram)) } }
         // 12 s for TLS and the host's first answer; a Pending extends it to the handshake's own
         // approval bound (§3.4: up to 180 s), which then ends the wait.
-        var handshakeLimit = QuicClock.now() + options.dialTimeoutNs
+        var handshakeLimit = MonotonicClock.nowNs() + options.dialTimeoutNs
         var pendingSeen = 0
         var established: SessionParameters?
         while established == nil {
-            let now = QuicClock.now()
+            let now = MonotonicClock.nowNs()
             if now > handshakeLimit { throw .handshake(.timeout(phase: "connect")) }
             let events: [QuicEvent]
             do { events = try driver.wait(timeout: 10_000_000) } catch { throw .transport(error) }
             if handshake.state == .idle {
                 if connection.state == .established {
                     peerFingerprint = connection.peerFingerprint
-                    do { try handshake.start(now: QuicClock.now()) } catch { throw .handshake(error) }
+                    do { try handshake.start(now: MonotonicClock.nowNs()) } catch { throw .handshake(error) }
                 } else if connection.state == .closed || connection.state == .draining || events.contains(.closed) {
                     throw .transport(connection.error ?? driver.connectionErrors.last ?? .invalidState("closed during TLS"))
                 }
             }
             do {
                 for event in events where established == nil {
-                    if let outcome = try handshake.handle(event, now: QuicClock.now(), wallNs: Self.wallNs()) {
+                    if let outcome = try handshake.handle(event, now: MonotonicClock.nowNs(), wallNs: MonotonicClock.realtimeNs()) {
                         established = try accept(outcome)
                     }
                 }
-                if established == nil, handshake.state != .idle, let d = handshake.nextDeadline, d <= QuicClock.now(),
-                   let outcome = try handshake.handleTimeout(now: QuicClock.now(), wallNs: Self.wallNs()) {
+                if established == nil, handshake.state != .idle, let d = handshake.nextDeadline, d <= MonotonicClock.nowNs(),
+                   let outcome = try handshake.handleTimeout(now: MonotonicClock.nowNs(), wallNs: MonotonicClock.realtimeNs()) {
                     established = try accept(outcome)
                 }
             } catch let e as HandshakeError {
@@ -289,7 +284,7 @@ public final class ClientSession {
                 throw e
             } catch { throw .transport(.invalidState("\(error)")) }
             if case .waitingForApproval(let count) = handshake.state, count != pendingSeen {
-                if pendingSeen == 0 { handshakeLimit = QuicClock.now() + handshake.timeouts.approval }
+                if pendingSeen == 0 { handshakeLimit = MonotonicClock.nowNs() + handshake.timeouts.approval }
                 pendingSeen = count
                 options.onPending?(count)
             }

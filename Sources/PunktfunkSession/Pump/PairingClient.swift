@@ -1,5 +1,6 @@
 import Glibc
 import PunktfunkWire
+import SystemClock
 
 /// Makes a host trusted, blocking on the calling thread (control-plane.md §6.2, §6.5): dials its
 /// own connection with the client certificate and no pin (TOFU: the host fingerprint observed in
@@ -59,7 +60,7 @@ public final class PairingClient {
         do {
             socket = try UDPSocket(bind: wildcard)
             connection = try QuicConnection(client: config, local: socket.localAddress, remote: options.remote,
-                                            now: QuicClock.now())
+                                            now: MonotonicClock.nowNs())
         } catch { throw .transport(error) }
         defer { socket.close() }
         let driver = QuicSocketDriver(socket: socket, connection: connection)
@@ -87,14 +88,14 @@ public final class PairingClient {
         let exchange = ClientPairingExchange(connection: connection, pin: pin, name: options.name,
                                              stepTimeout: options.stepTimeout)
         do throws(HandshakeError) {
-            try exchange.start(now: QuicClock.now())
+            try exchange.start(now: MonotonicClock.nowNs())
             while true {
                 let events: [QuicEvent]
                 do { events = try driver.wait(timeout: 20_000_000) } catch { throw HandshakeError.transport(error) }
                 for event in events {
-                    if let host = try exchange.handle(event, now: QuicClock.now()) { return host }
+                    if let host = try exchange.handle(event, now: MonotonicClock.nowNs()) { return host }
                 }
-                try exchange.handleTimeout(now: QuicClock.now())
+                try exchange.handleTimeout(now: MonotonicClock.nowNs())
             }
         } catch {
             throw .handshake(error)
@@ -109,15 +110,15 @@ public final class PairingClient {
         var pendingSeen = 0
         let granted = { () -> String in connection.peerFingerprint ?? "" }
         do {
-            try handshake.start(now: QuicClock.now())
+            try handshake.start(now: MonotonicClock.nowNs())
             while true {
                 let events: [QuicEvent]
                 do { events = try driver.wait(timeout: 20_000_000) } catch { throw HandshakeError.transport(error) }
                 var outcome: ClientHandshake.Outcome?
                 for event in events where outcome == nil {
-                    outcome = try handshake.handle(event, now: QuicClock.now(), wallNs: Self.wallNs())
+                    outcome = try handshake.handle(event, now: MonotonicClock.nowNs(), wallNs: MonotonicClock.realtimeNs())
                 }
-                if outcome == nil { outcome = try handshake.handleTimeout(now: QuicClock.now(), wallNs: Self.wallNs()) }
+                if outcome == nil { outcome = try handshake.handleTimeout(now: MonotonicClock.nowNs(), wallNs: MonotonicClock.realtimeNs()) }
                 if case .waitingForApproval(let count) = handshake.state, count != pendingSeen {
                     pendingSeen = count
                     options.onPending?(count)
@@ -146,11 +147,5 @@ public final class PairingClient {
     /// Sends the CONNECTION_CLOSE queued by the last step (`QuicConnection.close` only queues it).
     private func flushClose(_ driver: QuicSocketDriver) {
         _ = try? driver.step()
-    }
-
-    private static func wallNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }

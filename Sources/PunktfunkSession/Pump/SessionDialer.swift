@@ -1,4 +1,5 @@
 import PunktfunkWire
+import SystemClock
 
 /// One connect as control-plane.md §3.1 and §5.6 describe it: run a `ClientSession`;
 /// - when the host answers with a Redirect, re-dial once — `addr:port` (empty addr = the address
@@ -19,7 +20,7 @@ public enum SessionDialer {
     public static func run(_ options: ClientSession.Options,
                            prepare: (ClientSession) -> Void = { _ in },
                            onResume: (Int) -> Void = { _ in }) throws(SessionError) -> ClientSession {
-        let end = QuicClock.now() + UInt64(max(0, options.seconds) * 1e9)
+        let end = MonotonicClock.nowNs() + UInt64(max(0, options.seconds) * 1e9)
         var current = options
         var redirected = false
         var attempt = 0
@@ -37,7 +38,7 @@ public enum SessionDialer {
                 if !pin.isEmpty { current.trust = .pinned(pin) }
                 continue
             } catch {
-                let now = QuicClock.now()
+                let now = MonotonicClock.nowNs()
                 if session.sessionLost, let id = session.parameters?.serverHello.sessionID {
                     lost = id
                     attempt = 0

@@ -1,5 +1,5 @@
 internal import CGnuTLS
-internal import CNgtcp2
+package import CNgtcp2  // package: `makeServer` takes ngtcp2 header types (the test host's QuicListener)
 internal import CNgtcp2CryptoGnuTLS
 import Glibc
 
@@ -21,7 +21,7 @@ import Glibc
 /// - effects, drained in this order after every input or command: `pollTransmit(into:now:)` until
 ///   nil, then `pollEvent()` until nil, then `nextDeadline`.
 ///
-/// Caller rules: `now` is CLOCK_MONOTONIC nanoseconds (`QuicClock.now()`) and never goes backwards;
+/// Caller rules: `now` is CLOCK_MONOTONIC nanoseconds (`MonotonicClock.nowNs()`) and never goes backwards;
 /// no method may be called from inside another (ngtcp2 forbids re-entry); one thread at a time.
 public final class QuicConnection {
     public enum Role: Sendable { case client, server }
@@ -93,8 +93,8 @@ public final class QuicConnection {
                              version: 1, now: now)
     }
 
-    /// Accepts a client's first datagram on a server endpoint without address validation (use
-    /// `QuicListener` for Retry).
+    /// Accepts a client's first datagram on a server endpoint without address validation (Retry
+    /// is the test host's `QuicListener`, over `makeServer`).
     /// - Returns: a server connection that has already processed `datagram`, or nil if the datagram
     ///   is not an acceptable first Initial (drop it). A connection whose first datagram failed is
     ///   still returned: it carries `error` and its CONNECTION_CLOSE waits in `pollTransmit`.
@@ -111,7 +111,7 @@ public final class QuicConnection {
 
     /// Creates the server side for a client Initial whose header is `header`. `validated` carries the
     /// original DCID and the token when the client came back with a valid Retry token.
-    static func makeServer(header hd: ngtcp2_pkt_hd, validated: (originalDCID: ngtcp2_cid, token: [UInt8])?,
+    package static func makeServer(header hd: ngtcp2_pkt_hd, validated: (originalDCID: ngtcp2_cid, token: [UInt8])?,
                            datagram: UnsafeRawBufferPointer, from remote: SocketAddress, local: SocketAddress,
                            configuration: QuicConfiguration, now: UInt64) throws(QuicError) -> QuicConnection {
         guard configuration.identity != nil else {

@@ -1,4 +1,5 @@
 import Glibc
+import SystemClock
 
 /// Drives one `QuicConnection` over the shared UDP socket of punktfunk/2 (data-plane.md §8.1):
 /// reads every queued datagram (recvmmsg, 32 per call), hands media (first byte & 0xC0 == 0) from the dialled host to
@@ -46,7 +47,7 @@ public final class QuicSocketDriver {
     /// - Throws: only socket errors; connection failures land in `connection.error`.
     public func step() throws(QuicError) -> [QuicEvent] {
         try receiveAll()
-        let now = QuicClock.now()
+        let now = MonotonicClock.nowNs()
         if let deadline = connection.nextDeadline, deadline <= now {
             do { try connection.handleTimeout(now: now) } catch { connectionErrors.append(error) }
         }
@@ -59,7 +60,7 @@ public final class QuicSocketDriver {
     /// Sleeps until the socket is readable, the connection's deadline, or `timeout` nanoseconds,
     /// whichever comes first, then runs `step()`.
     public func wait(timeout: UInt64) throws(QuicError) -> [QuicEvent] {
-        let now = QuicClock.now()
+        let now = MonotonicClock.nowNs()
         var wait = timeout
         if let deadline = connection.nextDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
         if parked != nil { wait = min(wait, 1_000_000) }  // retry a blocked send soon
@@ -95,7 +96,7 @@ public final class QuicSocketDriver {
                     }
                 case .quic:
                     do {
-                        try connection.handle(datagram: bytes, from: from, now: QuicClock.now())
+                        try connection.handle(datagram: bytes, from: from, now: MonotonicClock.nowNs())
                     } catch {
                         connectionErrors.append(error)
                     }
@@ -114,7 +115,7 @@ public final class QuicSocketDriver {
             let written: Int?
             do {
                 written = try buffer.withUnsafeMutableBytes { raw in
-                    Result { () throws(QuicError) -> Int? in try connection.pollTransmit(into: raw, now: QuicClock.now()) }
+                    Result { () throws(QuicError) -> Int? in try connection.pollTransmit(into: raw, now: MonotonicClock.nowNs()) }
                 }.get()
             } catch {
                 connectionErrors.append(error)

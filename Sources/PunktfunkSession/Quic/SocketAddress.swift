@@ -107,7 +107,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Calls `body` with a `sockaddr` pointer valid only for the call.
-    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+    package func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
         try withUnsafePointer(to: storage) { p in
             try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, length) }
         }

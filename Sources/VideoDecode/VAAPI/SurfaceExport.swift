@@ -1,5 +1,6 @@
 internal import CVA
 import Foundation
+import VideoFrames
 
 /// vaExportSurfaceHandle(DRM_PRIME_2, SEPARATE_LAYERS | READ_ONLY), validated strictly, and the
 /// fence a reader waits for.

@@ -2,6 +2,7 @@ internal import CVA
 import Foundation
 import HEVC
 import Synchronization
+import VideoFrames
 
 /// What one call of `VAAPIDecoder.decode` produced.
 public struct VAAPIDecodeOutput: Sendable {

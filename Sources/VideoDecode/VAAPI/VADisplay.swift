@@ -1,5 +1,6 @@
 internal import CVA
 import Foundation
+import VideoFrames
 
 /// The HEVC profiles the VA-API rung decodes (H.265 A.3), as libva names them.
 public enum HEVCProfile: String, Sendable, CaseIterable, Codable {

@@ -1,0 +1,42 @@
+import PunktfunkWire
+
+/// One JSON line per client datagram, as pf-testhost logs them.
+public enum DatagramLog {
+    public static func json(_ result: Result<ClientDatagram, WireError>, monotonicNs: UInt64) -> String {
+        switch result {
+        case .failure(let error):
+            return "{\"t_ns\":\(monotonicNs),\"kind\":\"undecodable\",\"error\":\(quote("\(error)"))}"
+        case .success(let datagram):
+            let kind: String
+            switch datagram {
+            case .input: kind = "input"
+            case .richInput: kind = "rich_input"
+            case .feedback(let f):
+                var s = "{\"t_ns\":\(monotonicNs),\"kind\":\"feedback\""
+                if let w = f.window {
+                    s += ",\"window\":\(w.number),\"loss_ppm\":\(w.lossPPM),\"packets\":\(w.packetsReceived)"
+                }
+                if let a = f.ask { s += ",\"ask\":\(a.number),\"keyframe\":\(a.keyframe)" }
+                return s + "}"
+            case .mic: kind = "mic"
+            case .clockProbe: kind = "clock_probe"
+            case .unknown(let k, _): kind = "unknown_\(k)"
+            }
+            return "{\"t_ns\":\(monotonicNs),\"kind\":\"\(kind)\",\"detail\":\(quote("\(datagram)"))}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default:
+                if c.value < 0x20 { out += "\\u00" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16) } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out + "\""
+    }
+}

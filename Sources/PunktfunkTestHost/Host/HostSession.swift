@@ -1,0 +1,380 @@
+import Foundation
+import Glibc
+import PunktfunkWire
+import SystemClock
+import PunktfunkSession
+
+/// A single-session test host pump (issue 3 item 4) on the calling thread: listen with
+/// `QuicListener` (Retry), run `HostHandshake`, then send `accessUnits` in a loop at `fps` through
+/// `MediaSender` (exporter keys, system AEAD, `fecPercent` FEC, 1408-byte shards) on the shared
+/// socket, dropping each media datagram with probability `lossPercent` (SplitMix64, `seed`).
+/// Every client datagram (input, feedback, …) is reported to `onClientDatagram`.
+///
+/// Invariants: serves one connection, then returns when it closes, when `frames` were sent and the
+/// client left (or 3 s passed), when `stop()` is called, or after `maxSeconds`. Thread-safe only for
+/// `stop()` and the counters read after `run()` returned.
+public final class HostSession: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var identity: TLSIdentity
+        /// Bind address (port 0 = ephemeral; read `localAddress`).
+        public var bind: SocketAddress
+        /// AUs to stream, looped. Frame n carries `accessUnits[n % count]`; frame 0 is a keyframe.
+        public var accessUnits: [[UInt8]]
+        /// Total frames to send; 0 = until the client leaves.
+        public var frames: Int = 0
+        public var fps: Double = 60
+        public var fecPercent: Int = 10
+        public var shardBytes: Int = 1408
+        public var maxDataPerBlock: Int = 4096
+        /// Media datagrams dropped on purpose, percent (0…100).
+        public var lossPercent: Double = 0
+        public var seed: UInt64 = 1
+        /// Close with this code right after ClientHello instead of admitting.
+        public var refuse: CloseCode?
+        /// The require-pairing gate after ClientHello (control-plane.md §6.5); nil admits everyone.
+        public var admission: HostAdmission?
+        /// Answers PairRequest-first connections (§6.2); nil refuses them 0x60 (not armed).
+        public var pairing: HostPairing?
+        /// Pending frames sent after admission, before the decision (§3.4), every `pendingEveryNs`.
+        public var pendingCount = 0
+        public var pendingEveryNs: UInt64 = HandshakeLimits.pendingEveryNs
+        /// Answer with this Redirect instead of ServerHello (§3.4).
+        public var redirect: Redirect?
+        public var suite: MediaSuite = .aes128GCM
+        /// Upper bound on the whole run, seconds.
+        public var maxSeconds: Double = 3600
+        /// Indices into `accessUnits` that are keyframes (IRAP): sent with the keyframe flag, and
+        /// where a keyframe ask makes the stream jump to (the next one, wrapping). Default: [0].
+        public var keyframeIndices: [Int] = [0]
+        /// Keep the AU index sent for every frame in `schedule` (tests compare received AUs with it).
+        public var recordSchedule = false
+        /// Cut the network path (drop every datagram both ways) once this many frames were sent,
+        /// for `blackoutSeconds`. Frames keep being produced and are lost meanwhile.
+        public var blackoutAfterFrames: Int?
+        public var blackoutSeconds: Double = 3
+        /// Audio: called every `audioFrameNs` with the packet sequence number; returns one Opus
+        /// packet (or nil to skip), sent as an 0xC9 audio datagram.
+        public var audioSource: (@Sendable (UInt32) -> [UInt8]?)?
+        public var audioFrameNs: UInt64 = 5_000_000
+        /// Host datagrams (rumble, HID output, cursor, …) and control messages (StreamConfig,
+        /// Reconfigured, …) sent when the frame counter reaches `frame`.
+        public var events: [ScriptedEvent] = []
+
+        public init(identity: TLSIdentity, bind: SocketAddress, accessUnits: [[UInt8]]) {
+            self.identity = identity
+            self.bind = bind
+            self.accessUnits = accessUnits
+        }
+    }
+
+    public let options: Options
+    public let socket: UDPSocket
+    public var localAddress: SocketAddress { socket.localAddress }
+    /// Each decoded client datagram with the host monotonic time (ns); the raw bytes if undecodable.
+    public var onClientDatagram: ((Result<ClientDatagram, WireError>, UInt64) -> Void)?
+
+    private let lock = NSLock()
+    private var stopRequested = false
+    private var _framesSent = 0
+    private var _feedbackReceived = 0
+    private var _datagramsDropped = 0
+    private var _error: SessionError?
+
+    /// Frames handed to the packetizer (whether or not loss dropped their packets).
+    public var framesSent: Int { lock.withLock { _framesSent } }
+    /// Feedback datagrams received.
+    public var feedbackReceived: Int { lock.withLock { _feedbackReceived } }
+    /// Media datagrams dropped by injected loss.
+    public var datagramsDropped: Int { lock.withLock { _datagramsDropped } }
+    /// Why the session failed, if it did.
+    public var error: SessionError? { lock.withLock { _error } }
+    /// Keyframe asks acted on (newer ask numbers with keyframe or invalidation).
+    public var keyframesForced: Int { lock.withLock { _keyframesForced } }
+    /// AU index sent for each frame, when `recordSchedule` is set.
+    public var schedule: [Int] { lock.withLock { _schedule } }
+    /// Audio datagrams sent, and datagrams dropped by the blackout.
+    public var audioSent: Int { lock.withLock { _audioSent } }
+    public var blackoutDropped: Int { lock.withLock { _blackoutDropped } }
+    /// Scripted events sent.
+    public var eventsSent: Int { lock.withLock { _eventsSent } }
+    /// The session id this host gave the client, and the one the client asked to resume (if any).
+    public var sessionID: SessionID? { lock.withLock { _sessionID } }
+    public var resumeRequested: SessionID? { lock.withLock { _resumeRequested } }
+    private var _sessionID: SessionID?
+    private var _resumeRequested: SessionID?
+    private var _keyframesForced = 0
+    private var _schedule: [Int] = []
+    private var _audioSent = 0
+    private var _blackoutDropped = 0
+    private var _eventsSent = 0
+
+    public init(options: Options) throws(SessionError) {
+        self.options = options
+        do { socket = try UDPSocket(bind: options.bind) } catch { throw .transport(error) }
+    }
+
+    /// Asks `run()` to return soon (any thread).
+    public func stop() { lock.withLock { stopRequested = true } }
+    private var stopping: Bool { lock.withLock { stopRequested } }
+
+    /// Serves one session. Errors are also kept in `error`.
+    public func run() throws(SessionError) {
+        do { try serve() } catch {
+            lock.withLock { _error = error }
+            throw error
+        }
+    }
+
+    private func serve() throws(SessionError) {
+        var config = QuicConfiguration()
+        config.identity = options.identity
+        let listener = QuicListener(configuration: config, localAddress: socket.localAddress, requiresRetry: true)
+        let limit = MonotonicClock.nowNs() + UInt64(options.maxSeconds * 1e9)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+
+        // Accept.
+        var accepted: QuicConnection?
+        while accepted == nil {
+            if stopping || MonotonicClock.nowNs() > limit { return }
+            var fd = pollfd(fd: socket.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, 20)
+            for _ in 0..<64 where accepted == nil {
+                let got: (count: Int, from: SocketAddress)?
+                do {
+                    got = try buffer.withUnsafeMutableBytes { raw in
+                        Result { () throws(QuicError) in try socket.receive(into: raw) }
+                    }.get()
+                } catch { throw .transport(error) }
+                guard let (n, from) = got else { break }
+                let outcome = try? buffer.withUnsafeBytes { raw in
+                    Result { () throws(QuicError) in
+                        try listener.handle(datagram: UnsafeRawBufferPointer(rebasing: raw[0..<n]), from: from, now: MonotonicClock.nowNs())
+                    }
+                }.get()
+                switch outcome {
+                case .retry(let packet)?: _ = try? socket.send(packet, to: from)
+                case .accepted(let connection)?: accepted = connection
+                default: break
+                }
+            }
+        }
+        guard let connection = accepted else { return }
+        let driver = QuicSocketDriver(socket: socket, connection: connection)
+        var hello = ServerHello(sessionID: SessionID(bytes: [UInt8](repeating: 0, count: 16))!)
+        // Session media clock (data-plane.md §8.6): origin = the wall clock now, a video pts =
+        // origin + monotonic µs since then (its capture = send time here). The clock echoes stay
+        // on the wall clock, which this clock tracks, so a client maps pts onto its own clocks.
+        let clockOriginMonoNs = MonotonicClock.nowNs()
+        hello.clockOriginNs = MonotonicClock.realtimeNs()
+        hello.suite = options.suite
+        hello.mode = Mode(width: 1920, height: 1080, refreshHz: UInt32(options.fps.rounded()))
+        hello.shardPayload = UInt16(options.shardBytes)
+        hello.maxDataPerBlock = UInt16(options.maxDataPerBlock)
+        hello.fecPercent = UInt8(options.fecPercent)
+        let decision: HostHandshake.Decision = options.refuse.map { .refuse($0, reason: "refused by pf-testhost") }
+            ?? options.redirect.map { .redirect($0) } ?? .serverHello(hello)
+        let handshake = HostHandshake(connection: connection,
+                                      script: .init(decision: decision, pendingCount: options.pendingCount,
+                                                    pendingEvery: options.pendingEveryNs,
+                                                    admission: options.admission, pairing: options.pairing),
+                                      now: MonotonicClock.nowNs())
+
+        var sender: MediaSender?
+        var rng = SplitMix64(seed: options.seed)
+        let threshold = UInt64(min(max(options.lossPercent, 0), 100) / 100 * Double(UInt64.max))
+        let frameNs = UInt64(1e9 / max(options.fps, 1))
+        let keyframes = Set(options.keyframeIndices)
+        let script = options.events.sorted { $0.frame < $1.frame }
+        var nextEvent = 0
+        var nextFrame: UInt64 = 0
+        var nextAudio: UInt64 = 0
+        var audioSeq: UInt32 = 0
+        var frame: UInt32 = 0
+        var auIndex = 0
+        var forceKeyframe = false
+        var lastAsk: UInt64 = 0
+        var blackoutEnds: UInt64?
+        var doneAt: UInt64?
+        var epoch: UInt8 = 0
+        var mode = Mode(width: 1920, height: 1080, refreshHz: UInt32(options.fps.rounded()))
+        var controlHandled = 0
+        var probe: ProbeBurst?
+
+        while !stopping {
+            let now = MonotonicClock.nowNs()
+            if now > limit { break }
+            if let doneAt, now > doneAt { break }
+            if let ends = blackoutEnds, now >= ends { driver.blackout = false; blackoutEnds = nil }
+            var timeout: UInt64 = probe == nil ? 5_000_000 : 500_000
+            if sender != nil {
+                timeout = nextFrame > now ? min(nextFrame - now, timeout) : 0
+                if options.audioSource != nil { timeout = nextAudio > now ? min(nextAudio - now, timeout) : 0 }
+            }
+            let events: [QuicEvent]
+            do { events = try driver.wait(timeout: timeout) } catch { throw .transport(error) }
+            for event in events {
+                if case .datagram(let bytes) = event {
+                    let decoded = Result { () throws(WireError) in try ClientDatagram(decoding: bytes) }
+                    if case .success(.feedback(let feedback)) = decoded {
+                        lock.withLock { _feedbackReceived += 1 }
+                        // §5.2: act on an ask number only if newer in wrap order; keyframe or RFI
+                        // (the test host has no RFI) ⇒ the next frame is a keyframe.
+                        if let ask = feedback.ask, FeedbackDatagram.isNewer(UInt64(ask.number), than: lastAsk, max: FeedbackDatagram.askMax) {
+                            lastAsk = UInt64(ask.number)
+                            if ask.keyframe || ask.invalidate != nil {
+                                forceKeyframe = true
+                                lock.withLock { _keyframesForced += 1 }
+                            }
+                        }
+                    }
+                    onClientDatagram?(decoded, MonotonicClock.nowNs())
+                }
+                try? handshake.handle(event, now: MonotonicClock.nowNs(), hostNs: MonotonicClock.realtimeNs())
+                if event == .closed { return }
+            }
+            if let d = handshake.nextDeadline, d <= MonotonicClock.nowNs() {
+                try? handshake.handleTimeout(now: MonotonicClock.nowNs(), hostNs: MonotonicClock.realtimeNs())
+            }
+            if connection.state == .closed || connection.state == .draining { return }
+            // Client control messages after Ready (§5.1): answer what a test host can.
+            while controlHandled < handshake.received.count {
+                let frame = handshake.received[controlHandled]
+                controlHandled += 1
+                guard let message = try? ControlMessage(frame: frame) else { continue }
+                var replies: [ControlMessage] = []
+                switch message {
+                case .reconfigure(let request):
+                    // Accept any non-zero mode: a new epoch at that mode, starting with a keyframe.
+                    let ok = request.mode.width > 0 && request.mode.height > 0 && request.mode.refreshHz > 0
+                    replies.append(.reconfigured(Reconfigured(accepted: ok, mode: ok ? request.mode : mode)))
+                    if ok {
+                        mode = request.mode
+                        epoch &+= 1
+                        forceKeyframe = true
+                        replies.append(.streamConfig(StreamConfig(epoch: epoch, mode: mode)))
+                    }
+                case .setBitrate(let request):
+                    replies.append(.bitrateChanged(BitrateChanged(kbps: request.kbps)))
+                case .probeRequest(let request):
+                    // §5.3: clamp to 5 s and 10 Gbps; bursts beside the live video.
+                    let ms = min(request.durationMs, 5_000)
+                    probe = ProbeBurst(kbps: min(request.targetKbps, 10_000_000), start: MonotonicClock.nowNs(),
+                                       durationNs: UInt64(ms) * 1_000_000)
+                default: break
+                }
+                if let stream = handshake.controlStream {
+                    for reply in replies { _ = try? connection.write(stream: stream, reply.encoded) }
+                }
+            }
+            if sender == nil, handshake.state == .serving {
+                let exporter: [UInt8]?
+                do { exporter = try handshake.mediaExporter() } catch { throw .transport(error) }
+                guard let exporter else { continue }
+                lock.withLock {
+                    _sessionID = handshake.sessionID
+                    _resumeRequested = handshake.clientHello?.resume
+                }
+                sender = MediaSender(exporter: exporter, suite: options.suite,
+                                     packetizer: Packetizer(shardBytes: options.shardBytes, maxDataPerBlock: options.maxDataPerBlock,
+                                                            fecPercent: options.fecPercent),
+                                     aead: GnuTLSMediaAEAD.factory)
+                nextFrame = MonotonicClock.nowNs()
+                nextAudio = nextFrame
+            }
+            guard let sender, doneAt == nil else { continue }
+            let remote = connection.remoteAddress
+            let blackedOut = driver.blackout
+            if var burst = probe {
+                let finished = burst.pump(now: MonotonicClock.nowNs(), sender: sender, epoch: epoch) { datagram in
+                    if blackedOut { return false }
+                    return try socket.send(datagram, to: remote)
+                }
+                probe = burst
+                if finished, let stream = handshake.controlStream {
+                    _ = try? connection.write(stream: stream, ControlMessage.probeResult(burst.result).encoded)
+                    probe = nil
+                }
+            }
+            // Audio every `audioFrameNs` (dropped with everything else during a blackout).
+            if let source = options.audioSource, MonotonicClock.nowNs() >= nextAudio {
+                nextAudio += options.audioFrameNs
+                if nextAudio < MonotonicClock.nowNs() { nextAudio = MonotonicClock.nowNs() + options.audioFrameNs }
+                if let payload = source(audioSeq) {
+                    let packet = HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: MonotonicClock.realtimeNs(), payload: payload)))
+                    if !blackedOut, (try? connection.sendDatagram(packet.encoded)) != nil { lock.withLock { _audioSent += 1 } }
+                }
+                audioSeq &+= 1
+            }
+            guard !options.accessUnits.isEmpty else { continue }
+            let t = MonotonicClock.nowNs()
+            if t >= nextFrame {
+                nextFrame += frameNs
+                if nextFrame < t { nextFrame = t + frameNs }  // fell behind: do not burst
+                while nextEvent < script.count, script[nextEvent].frame <= Int(frame) {
+                    if !blackedOut { send(script[nextEvent].action, connection: connection, handshake: handshake) }
+                    nextEvent += 1
+                }
+                if forceKeyframe {
+                    forceKeyframe = false
+                    if !keyframes.contains(auIndex) {
+                        auIndex = options.keyframeIndices.sorted().first { $0 > auIndex } ?? options.keyframeIndices.min() ?? 0
+                    }
+                }
+                let au = options.accessUnits[auIndex]
+                let isKey = frame == 0 || keyframes.contains(auIndex)
+                var dropped = 0
+                do {
+                    try au.withUnsafeBytes { raw in
+                        try sender.send(raw, frame: frame, epoch: epoch, userFlags: isKey ? AccessUnit.keyframeFlag : 0,
+                                        ptsMicros: UInt32(truncatingIfNeeded: (t - clockOriginMonoNs) / 1000)) { datagram in
+                            if blackedOut || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
+                            _ = try socket.send(datagram, to: remote)
+                        }
+                    }
+                } catch let e as QuicError { throw .transport(e) } catch {
+                    throw .transport(.invalidState("send: \(error)"))
+                }
+                let index = auIndex
+                lock.withLock {
+                    _framesSent += 1
+                    if blackedOut { _blackoutDropped += dropped } else { _datagramsDropped += dropped }
+                    if options.recordSchedule { _schedule.append(index) }
+                }
+                frame &+= 1
+                auIndex = (auIndex + 1) % options.accessUnits.count
+                if let after = options.blackoutAfterFrames, Int(frame) == after {
+                    driver.blackout = true
+                    blackoutEnds = MonotonicClock.nowNs() + UInt64(options.blackoutSeconds * 1e9)
+                }
+                if options.frames > 0 && Int(frame) >= options.frames { doneAt = MonotonicClock.nowNs() + 3_000_000_000 }
+            }
+        }
+        connection.close(applicationCode: CloseCode.normal.code, reason: "host stopped")
+        _ = try? driver.step()
+    }
+
+    private func send(_ action: ScriptedEvent.Action, connection: QuicConnection, handshake: HostHandshake) {
+        let sent: Bool
+        switch action {
+        case .datagram(let datagram): sent = (try? connection.sendDatagram(datagram.encoded)) != nil
+        case .control(let message):
+            guard let stream = handshake.controlStream else { return }
+            sent = (try? connection.write(stream: stream, message.encoded)) != nil
+        }
+        if sent { lock.withLock { _eventsSent += 1 } }
+    }
+}
+
+/// Something a test host sends at a scripted point of the stream.
+public struct ScriptedEvent: Sendable {
+    public enum Action: Sendable {
+        /// A host datagram: rumble, HID output, cursor, HDR metadata, …
+        case datagram(HostDatagram)
+        /// A control-stream message: StreamConfig (new epoch), Reconfigured, BitrateChanged, …
+        case control(ControlMessage)
+    }
+    /// Sent just before this frame number.
+    public var frame: Int
+    public var action: Action
+    public init(frame: Int, action: Action) { self.frame = frame; self.action = action }
+}
