@@ -578,7 +578,7 @@ import Kiosk
         box.streaming()
         let phase = box.phase
         let before = box.machine.state
-        #expect(box.send(.trustStoreFailed(sentence: "The trust store could not be written: disk full.")) == [])
+        #expect(box.send(.notice(sentence: "The trust store could not be written: disk full.")) == [])
         #expect(box.phase == phase)
         #expect(KioskConsole.lines(from: before, to: box.machine.state) == ["The trust store could not be written: disk full."])
         box.send(.user(.openMenu))

@@ -18,8 +18,9 @@ public enum KioskEvent: Sendable, Equatable {
     case pairing(job: Int, PairingEvent)
     /// Discovery's current view of the network (replaces the previous one).
     case hostsChanged([HostEntry])
-    /// Writing the trust store failed (the session itself is unaffected).
-    case trustStoreFailed(sentence: String)
+    /// Something worth saying that changes nothing else: the trust store or an AU dump could not
+    /// be written (the stream goes on).
+    case notice(sentence: String)
     /// SIGINT or SIGTERM.
     case signal(QuitSignal)
     /// `nextDeadline` passed (the runner calls with the current time).

@@ -68,7 +68,7 @@ public struct KioskMachine: Sendable {
                 state.phase = .choosingHost(focus: hosts.first?.id)
             }
             return []
-        case .trustStoreFailed(let sentence):
+        case .notice(let sentence):
             state.notice = sentence
             return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)

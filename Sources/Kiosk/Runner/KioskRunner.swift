@@ -205,11 +205,18 @@ public final class KioskRunner {
                 feed(.stream(job: job, .ended(.failed(sentence: "Cannot create \(dump): \(error.localizedDescription)"))))
                 return
             }
-            pipeline.onAccessUnit = { au in
-                let path = "\(dump)/\(au.frame).au"
-                if !FileManager.default.createFile(atPath: path, contents: Data(au.data)) {
-                    events.post(.trustStoreFailed(sentence: "Cannot write \(path)."))
-                }
+        }
+        // Without a decoder the first complete access unit is what "the stream runs" means.
+        var firstUnitSeen = decodes
+        pipeline.onAccessUnit = { au in
+            if !firstUnitSeen {
+                firstUnitSeen = true
+                events.post(.stream(job: job, .firstPicture))
+            }
+            guard let dump else { return }
+            let path = "\(dump)/\(au.frame).au"
+            if !FileManager.default.createFile(atPath: path, contents: Data(au.data)) {
+                events.post(.notice(sentence: "Cannot write \(path)."))
             }
         }
         pipeline.prepare = { session in
@@ -292,7 +299,7 @@ public final class KioskRunner {
             try known.store(in: directory)
             trusted.append((key, fingerprint))
         } catch {
-            feed(.trustStoreFailed(sentence: "The host \(key) could not be recorded in the trust store: \(error)"))
+            feed(.notice(sentence: "The host \(key) could not be recorded in the trust store: \(error)"))
         }
     }
 
