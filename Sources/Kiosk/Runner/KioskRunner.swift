@@ -136,7 +136,11 @@ public final class KioskRunner {
         case .startStream(let job, .file(let playback)):
             startFile(job: job, playback)
         case .stopStream(let job):
-            if let s = stream, s.job == job { s.stop() }
+            guard let s = stream, s.job == job else { return }
+            s.stop()
+            // A file has no thread to report its end: it ends here (a present loop still running
+            // it stops at its next frame; the machine takes the first end it hears).
+            if case .file = s.source { events.post(.stream(job: job, .ended(.finished))) }
         case .startPairing(let job, let request):
             startPairing(job: job, request)
         case .cancelPairing:
