@@ -86,8 +86,8 @@ let package = Package(
         // exports and their leases, colour, crop, HDR metadata. No codec, no KMS.
         .target(name: "VideoFrames"),
         .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA"]),
-        // Opus decode; ALSA output comes later.
-        .target(name: "Audio", dependencies: ["COpus"]),
+        // Session audio decode (Opus/multistream, RED, PCM) to Float in wire channel order; ALSA output comes later.
+        .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // The app layer: session → decode → present pipeline.
@@ -141,7 +141,7 @@ let package = Package(
         // command line, so it keeps compiling with the rest of the package.
         .executableTarget(
             name: "punktfunk-fuzz",
-            dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC"]
+            dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC", "Audio"]
         ),
         .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(
@@ -155,6 +155,8 @@ let package = Package(
             name: "HEVCTests",
             dependencies: ["HEVC", "FFmpegOracle"]
         ),
+        // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
+        .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",

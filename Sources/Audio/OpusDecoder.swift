@@ -1,6 +1,8 @@
-import COpus
+internal import COpus
 
-/// Decodes punktfunk/2 Opus audio packets (0xC9 payloads) to interleaved 16-bit PCM.
+/// Decodes punktfunk/2 stereo Opus audio packets (0xC9 payloads) to interleaved 16-bit PCM.
+/// `AudioDecoder` covers every session format (multistream, RED, PCM) with counters; this
+/// stays for callers that want libopus' Int16 output.
 ///
 /// Invariants: one decoder per stream (Opus is stateful); a lost packet is concealed with
 /// `decodeLoss(samples:)`; corrupt input is a typed error and leaves the decoder usable.

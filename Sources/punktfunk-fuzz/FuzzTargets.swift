@@ -18,6 +18,9 @@ enum FuzzTarget: String, CaseIterable {
     /// An Annex-B HEVC access unit through the bitstream planner (parameter sets persist
     /// within one input, so slices are parsed against the VPS/SPS/PPS that precede them).
     case hevcAnnexB = "hevc-annexb"
+    /// Host audio datagrams (Opus, multistream, RED, PCM, DTX, concealment) through an
+    /// `AudioDecoder` of a format the input picks (`AudioFuzz`).
+    case audioDecode = "audio-decode"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -29,6 +32,7 @@ enum FuzzTarget: String, CaseIterable {
         case .hevcAnnexB:
             var parser = HEVCParser()
             _ = parser.parseAnnexB(bytes)
+        case .audioDecode: AudioFuzz.run(bytes)
         }
     }
 
