@@ -3,8 +3,8 @@
 // Layers point down only: C shims → PunktfunkWire → PunktfunkSession → media → Kiosk → executables.
 // SystemClock sits beside the C shims (every layer that runs a loop may read it; PunktfunkWire,
 // which does no I/O, does not). Test hosts, simulations, benchmarks and test-harness hooks live in
-// their own targets (PunktfunkTestHost, PacerSimulation, KioskHarness, punktfunk-bench), never in a
-// product target; only executables and tests depend on them.
+// their own targets (PunktfunkTestHost, PacerSimulation, AudioSimulation, KioskHarness,
+// punktfunk-bench), never in a product target; only executables and tests depend on them.
 // See docs/architecture.md.
 import PackageDescription
 
@@ -86,7 +86,8 @@ let package = Package(
         // exports and their leases, colour, crop, HDR metadata. No codec, no KMS.
         .target(name: "VideoFrames"),
         .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA"]),
-        // Session audio decode (Opus/multistream, RED, PCM) to Float in wire channel order; ALSA output comes later.
+        // Session audio: decode (Opus/multistream, RED, PCM) to Float in wire channel order and the
+        // adaptive jitter buffer (pure); ALSA output comes later.
         .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
@@ -111,6 +112,9 @@ let package = Package(
         // The page-flip pacer's trace simulator and wake-up models, for the pacer tests and
         // `punktfunk-bench pacer`.
         .target(name: "PacerSimulation", dependencies: ["Display", "PunktfunkWire"]),
+        // Seeded audio arrival traces, the jitter-buffer simulator and the fixed 60 ms baseline,
+        // for the audio tests and `punktfunk-bench audio`.
+        .target(name: "AudioSimulation", dependencies: ["Audio", "PunktfunkWire"]),
         // Test-harness hooks the VM harness drives through options --help does not show (the
         // screendump handshake, overlay dumps, the vgem dma-buf exporter behind `--dmabuf-via`);
         // never part of the product's behaviour.
@@ -134,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "punktfunk-bench",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation",
-                           "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux"]
+                           "AudioSimulation", "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
         // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
@@ -158,6 +162,7 @@ let package = Package(
         // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock"]),

@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [--quick] [--waits N]
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -53,4 +53,7 @@ if all || args.contains("pacer") {
 }
 if all || args.contains("wake") {
     for line in runWakeBench(waits: waits ?? (quick ? 1000 : 10_000)) { print(line) }
+}
+if all || args.contains("audio") {
+    for line in runAudioBench(quick: quick) { print(line) }
 }

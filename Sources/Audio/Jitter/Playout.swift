@@ -1,0 +1,27 @@
+/// One output period: the step, plus how to shape the PCM it produced.
+public struct Playout<Payload> {
+    public var step: PlayoutStep<Payload>
+    /// Frames (per channel) to remove (< 0) or repeat (> 0) in this period's PCM to hold the
+    /// buffer at its target against clock drift and target changes; apply with
+    /// `FrameStretch.apply`. The period then lasts `frameSamples + stretchFrames` frames.
+    public var stretchFrames: Int
+    /// A gain ramp over this period's PCM: `.out` on the last concealment frame before the
+    /// output goes quiet, `.in` on the first real frame after it (`FrameStretch.fade`).
+    public var fade: PlayoutFade
+    /// Packets found lost at this pull whose time the preceding `.conceal(seq: nil)` /
+    /// `.silence(seq: nil)` periods already filled: `coveredLost` of the sequence numbers
+    /// settled since the previous poll: these and any dropped for room
+    /// (`JitterStats.overflowDrops`) come first, this step's last. Nothing for the decoder to do;
+    /// accounting only.
+    public var coveredLost: Int
+
+    public init(step: PlayoutStep<Payload>, stretchFrames: Int = 0, fade: PlayoutFade = .none, coveredLost: Int = 0) {
+        self.step = step
+        self.stretchFrames = stretchFrames
+        self.fade = fade
+        self.coveredLost = coveredLost
+    }
+}
+
+extension Playout: Sendable where Payload: Sendable {}
+extension Playout: Equatable where Payload: Equatable {}
