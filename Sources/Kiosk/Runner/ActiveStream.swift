@@ -14,7 +14,7 @@ final class ActiveStream {
     }
 
     let job: Int
-    var source: Source
+    let source: Source
     /// The first picture, held from its arrival until the stream takes the display.
     var first: DecodedPicture?
     /// Pictures seen (headless) or handed to the display.

@@ -6,8 +6,9 @@ import VideoDecode
 /// `present FILE`: decodes the file's access units with the software rung on the presenting
 /// thread, `passes` times, in output order. A new decoder per pass, so every pass starts clean at
 /// its first IRAP picture. Frame ids continue from `firstIndex` (ids stay unique for the life of
-/// the display, across streams).
-struct FileSource {
+/// the display, across streams). A class: the present loop advances it in place (no copy of its
+/// queue per frame).
+final class FileSource {
     let accessUnits: [[UInt8]]
     let passes: Int
     let deadlineNs: UInt64?
@@ -28,7 +29,7 @@ struct FileSource {
     }
 
     /// The next output frame; nil at the end of the last pass or past the deadline.
-    mutating func next() throws -> SourcedFrame? {
+    func next() throws -> SourcedFrame? {
         if let deadlineNs, MonotonicClock.nowNs() >= deadlineNs { return nil }
         while queue.isEmpty {
             guard pass < passes else { return nil }

@@ -37,6 +37,8 @@ public final class KioskRunner {
     /// Frame ids stay unique across streams (the presenter's buffers are keyed by them).
     private var nextFrameID: UInt64 = 0
     private var overlay: StatsOverlay?
+    /// `machine.nextDeadline` as of the last event.
+    private var deadlineNs: UInt64?
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
     public private(set) var trusted: [(key: String, fingerprint: String)] = []
 
@@ -86,13 +88,20 @@ public final class KioskRunner {
     private func feed(_ event: KioskEvent) {
         let before = machine.state
         let effects = machine.handle(event, now: MonotonicClock.nowNs())
+        deadlineNs = machine.nextDeadline
         for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
         for effect in effects { perform(effect) }
     }
 
     private func feedQueued() {
         for event in events.drain() { feed(translate(event)) }
-        if let deadline = machine.nextDeadline, MonotonicClock.nowNs() >= deadline { feed(.timer) }
+        if let deadline = deadlineNs, MonotonicClock.nowNs() >= deadline { feed(.timer) }
+    }
+
+    /// The present loop's per-frame check, kept to a flag load and a compare: whether anything
+    /// was posted or the machine's deadline passed.
+    private var hasNews: Bool {
+        events.hasPosted || deadlineNs.map { MonotonicClock.nowNs() >= $0 } ?? false
     }
 
     /// What the runner knows better than the pump: a stream on glass that ended before any
@@ -243,7 +252,7 @@ public final class KioskRunner {
         guard let data = FileManager.default.contents(atPath: playback.path) else { return failed("Cannot read \(playback.path).") }
         let accessUnits = AccessUnitSplitter.split([UInt8](data))
         guard !accessUnits.isEmpty else { return failed("\(playback.path) holds no HEVC access units.") }
-        var source = FileSource(accessUnits: accessUnits, passes: playback.passes,
+        let source = FileSource(accessUnits: accessUnits, passes: playback.passes,
                                 deadlineNs: playback.seconds.map { MonotonicClock.nowNs() + UInt64($0 * 1e9) },
                                 firstIndex: nextFrameID)
         source.onDecodeError = { index, error in
@@ -263,9 +272,7 @@ public final class KioskRunner {
 
     /// The file's next picture, through the harness's rewrite when one is installed.
     private func nextFilePicture(_ s: ActiveStream) throws -> SourcedFrame? {
-        guard case .file(var source, let playback) = s.source else { return nil }
-        defer { s.source = .file(source, playback) }
-        guard var next = try source.next() else { return nil }
+        guard case .file(let source, _) = s.source, var next = try source.next() else { return nil }
         if let rewrite = configuration.harness.filePicture { next.frame = try rewrite(next.frame) }
         return next
     }
@@ -315,7 +322,7 @@ public final class KioskRunner {
                    pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         let now = MonotonicClock.nowNs()
-        let deadline = min(machine.nextDeadline ?? .max, glass?.nextRetryNs ?? .max)
+        let deadline = min(deadlineNs ?? .max, glass?.nextRetryNs ?? .max)
         var timeoutNs: Int64 = 250_000_000
         if deadline != .max { timeoutNs = deadline <= now ? 0 : min(Int64(deadline - now), timeoutNs) }
         _ = pf_poll_ns(&fds, UInt(fds.count), timeoutNs)
@@ -386,7 +393,11 @@ public final class KioskRunner {
         let loop = PresentLoop(presenter: presenter, signals: signals, vt: glass.vt, fps: fps,
                                checkpoint: configuration.harness.checkpoint?(presenter), flipLog: glass.flipLog)
         loop.followSchedule = isFile
-        loop.sourceWakeDescriptors = [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
+        // A live stream's threads post progress while it plays. Nothing posts while a file plays
+        // (no thread of its own; input will), and its frames are produced on this thread, where
+        // each extra step before a hold deadline counts (the VM's 240 fps burst check missed
+        // vblanks in 1 of ~15 runs with the check, none in 14 without): a file skips it for now.
+        loop.sourceWakeDescriptors = isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
         if machine.state.statsOverlay { showOverlay(s, loop: loop) }
 
         // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
@@ -414,7 +425,7 @@ public final class KioskRunner {
         let outcome: PresentLoop.Outcome
         do {
             outcome = try loop.run(steps: { () throws -> PresentLoop.SourceStep in
-                self.feedQueued()
+                if !isFile, self.hasNews { self.feedQueued() }
                 // Leaving: stop producing — except for a session's last pictures, which drain
                 // once its decoder closed the output (the stream ended by itself).
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
