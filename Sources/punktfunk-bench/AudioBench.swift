@@ -27,28 +27,14 @@ func runAudioBench(quick: Bool) -> [String] {
         }
         for (name, r) in [("adaptive", adaptive), ("fixed 60 ms", baseline)] {
             let drift = scenario.dacPpm != 0
-                ? "\(fmt(r.delayDriftMs, 2)) (band \(fmt(r.minuteDelaySpreadMs, 2)))" : "-"
+                ? "\(fixed(r.delayDriftMs, 2)) (band \(fixed(r.minuteDelaySpreadMs, 2)))" : "-"
             let checks = name == "adaptive" ? (r.violationCount == 0 ? "ok" : "\(r.violationCount) violations") : ""
             lines.append("  " + pad(name == "adaptive" ? scenario.name : "", 32) + pad(name, 13)
-                         + pad(fmt(r.delayPercentileMs(0.5), 1), 8) + pad(fmt(r.delayPercentileMs(0.99), 1), 8)
-                         + pad(fmt(r.concealedPercent, 3) + " %", 11) + pad("\(r.late)", 6) + pad("\(r.duplicates)", 5)
+                         + pad(fixed(r.delayPercentileMs(0.5), 1), 8) + pad(fixed(r.delayPercentileMs(0.99), 1), 8)
+                         + pad(fixed(r.concealedPercent, 3) + " %", 11) + pad("\(r.late)", 6) + pad("\(r.duplicates)", 5)
                          + pad("\(r.overflowDrops)", 8) + pad("\(r.insertedFrames)/\(r.droppedFrames)", 14) + pad(drift, 20) + checks)
             for v in r.violations.prefix(3) { lines.append("    \(v)") }
         }
     }
     return lines
-}
-
-private func fmt(_ x: Double, _ decimals: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let v = (x * scale).rounded() / scale
-    var text = "\(v)"
-    if let dot = text.firstIndex(of: ".") {
-        let have = text.distance(from: dot, to: text.endIndex) - 1
-        if have < decimals { text += String(repeating: "0", count: decimals - have) }
-    } else if decimals > 0 {
-        text += "." + String(repeating: "0", count: decimals)
-    }
-    return text
 }

@@ -27,7 +27,7 @@ func runPacerBench(quick: Bool) -> [String] {
                 ? "drop \(s.dropped) rep \(s.repeats) miss \(s.latchMisses) (injected \(r.injectedLatchMisses))"
                 : ""
             lines.append("  " + pad(name == "pacer" ? scenario.name : "", 40) + pad(name, 10) + pad("\(r.frames)", 8)
-                         + pad(fmt(r.meanAddedLatencyMs, 3), 9) + pad(fmt(r.p99AddedLatencyMs, 2), 8)
+                         + pad(fixed(r.meanAddedLatencyMs, 3), 9) + pad(fixed(r.p99AddedLatencyMs, 2), 8)
                          + pad(vblank ? "\(r.avoidableDrops)" : "n/a", 7) + pad(vblank ? "\(r.guardExceededDrops + r.stallDrops)" : "n/a", 6) + pad(vblank ? "\(r.preemptedDrops)" : "n/a", 9) + pad("\(r.drops)", 7)
                          + pad(vblank ? "\(r.repeats) [\(r.oracleRepeats)]" : "-", 13) + counters)
             if r.violationCount > 0 {
@@ -36,8 +36,8 @@ func runPacerBench(quick: Bool) -> [String] {
         }
         if !vblank {
             let seconds = Double(paced.durationNs) / 1e9
-            lines.append("    commits/s: pacer \(fmt(Double(paced.commits) / seconds, 1)), arrival \(fmt(Double(baseline.commits) / seconds, 1)), "
-                         + "stream \(fmt(1e9 / Double(scenario.streamIntervalNs), 2)) fps; next() calls per frame: pacer \(fmt(Double(paced.nextCalls) / Double(paced.frames), 2))")
+            lines.append("    commits/s: pacer \(fixed(Double(paced.commits) / seconds, 1)), arrival \(fixed(Double(baseline.commits) / seconds, 1)), "
+                         + "stream \(fixed(1e9 / Double(scenario.streamIntervalNs), 2)) fps; next() calls per frame: pacer \(fixed(Double(paced.nextCalls) / Double(paced.frames), 2))")
         }
         if vblank {
             worstMean = max(worstMean, paced.meanAddedLatencyMs)
@@ -46,7 +46,7 @@ func runPacerBench(quick: Bool) -> [String] {
         }
         violations += paced.violationCount
     }
-    lines.append("  pacer on vblank displays, wake-ups as \(WakeModel.realtimeBusy.name): worst mean added latency \(fmt(worstMean, 3)) ms (target ≤ 0.3), "
+    lines.append("  pacer on vblank displays, wake-ups as \(WakeModel.realtimeBusy.name): worst mean added latency \(fixed(worstMean, 3)) ms (target ≤ 0.3), "
                  + "avoidable drops \(avoidable) (target 0), late-wake drops \(lateWakes), invariant violations \(violations)")
     // The same traces under each present-thread wake-up model (the ms-poll scenario keeps its own).
     lines.append("  by present-thread wake-up model (vblank scenarios; late-wake drops: wake-up later than the guard / later than 2 ms):")
@@ -65,26 +65,9 @@ func runPacerBench(quick: Bool) -> [String] {
             stallsHere += r.stallDrops
             streamed += Double(r.frames) / 60
         }
-        lines.append("    " + pad(model.name, 34) + "worst mean \(fmt(worst, 3)) ms, avoidable drops \(dropsHere), "
+        lines.append("    " + pad(model.name, 34) + "worst mean \(fixed(worst, 3)) ms, avoidable drops \(dropsHere), "
                      + "late-wake drops \(exceededHere) / \(stallsHere) "
-                     + "(\(fmt(Double(exceededHere + stallsHere) / streamed * 3600, 1)) per hour of 60 fps)")
+                     + "(\(fixed(Double(exceededHere + stallsHere) / streamed * 3600, 1)) per hour of 60 fps)")
     }
     return lines
-}
-
-/// `s` padded with spaces to `width` columns (at least one space): the bench tables' cells.
-func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(1, width - s.count)) }
-
-private func fmt(_ x: Double, _ decimals: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let v = (x * scale).rounded() / scale
-    var text = "\(v)"
-    if let dot = text.firstIndex(of: ".") {
-        let have = text.distance(from: dot, to: text.endIndex) - 1
-        if have < decimals { text += String(repeating: "0", count: decimals - have) }
-    } else if decimals > 0 {
-        text += "." + String(repeating: "0", count: decimals)
-    }
-    return text
 }

@@ -17,7 +17,10 @@ final class ActiveStream {
     let source: Source
     /// The first picture, held from its arrival until the stream takes the display.
     var first: DecodedPicture?
-    /// Pictures seen (headless) or handed to the display.
+    /// A file's first frame as its source numbered it, handed to the present loop before the
+    /// source's next one (its picture is `first`).
+    var firstFileFrame: SourcedFrame?
+    /// Pictures decoded and given back while headless (the count said at the end).
     var pictures = 0
     /// The first picture was reported (`.firstPicture`).
     var started = false

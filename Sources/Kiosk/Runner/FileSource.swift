@@ -60,6 +60,6 @@ final class FileSource {
         return SourcedFrame(frame: .cpu(frame), index: index, indexInPass: indexInPass, firstPass: pass == 0)
     }
 
-    /// The id the next frame would get.
+    /// The id the next frame would get (where the display's ids go on after this file).
     var nextIndex: UInt64 { index }
 }

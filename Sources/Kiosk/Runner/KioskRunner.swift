@@ -112,6 +112,7 @@ public final class KioskRunner {
             return .stream(job: job, .ended(.failed(sentence: "The host sent no picture that could be decoded.")))
         }
         if glass == nil, let p = s.pipeline, let stage = p.stage {
+            takePictures()   // the last pictures came before the end was posted
             let c = stage.counts
             let line = "{\"decoded\":\(s.pictures),\"rung\":\"\(stage.rung?.rawValue ?? "none")\",\"input_dropped\":\(c.inputDropped),\"skipped\":\(c.skipped)}\n"
             FileHandle.standardOutput.write(Data(line.utf8))
@@ -263,6 +264,7 @@ public final class KioskRunner {
         do {
             guard let first = try nextFilePicture(s) else { return failed("No picture could be decoded from \(playback.path).") }
             s.first = first.frame
+            s.firstFileFrame = first
             s.started = true
             feed(.stream(job: job, .firstPicture))
         } catch {
@@ -270,8 +272,13 @@ public final class KioskRunner {
         }
     }
 
-    /// The file's next picture, through the harness's rewrite when one is installed.
+    /// The file's next picture (its held first frame first), through the harness's rewrite when
+    /// one is installed.
     private func nextFilePicture(_ s: ActiveStream) throws -> SourcedFrame? {
+        if let held = s.firstFileFrame {
+            s.firstFileFrame = nil
+            return held
+        }
         guard case .file(let source, _) = s.source, var next = try source.next() else { return nil }
         if let rewrite = configuration.harness.filePicture { next.frame = try rewrite(next.frame) }
         return next
@@ -402,25 +409,16 @@ public final class KioskRunner {
 
         // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
         let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
-        var peeked: DecodedPicture? = first
-        var lastID: UInt64?
+        var peeked: DecodedPicture? = isFile ? nil : first
         let firstID = nextFrameID
         func sourced(_ picture: DecodedPicture) -> PresentLoop.SourceStep {
             let id = nextFrameID
             nextFrameID += 1
-            lastID = id
-            s.pictures += 1
             if let overlay, case .session(_, let live) = s.source {
                 let clock = live.clockOffsetNs.map { CaptureClock(offsetNs: $0, realtimeMinusMonotonicNs: realtimeMinusMonotonic) }
                 overlay.noteOrigin(frame: id, originNs: clock?.localMonotonicNs(hostPtsNs: picture.pts))
             }
             return .frame(SourcedFrame(frame: picture, index: id, indexInPass: Int(id - firstID), firstPass: true))
-        }
-        var filePeeked: SourcedFrame?
-        if isFile {
-            // The file source numbered its frames itself (passes and first-pass indices).
-            filePeeked = SourcedFrame(frame: first, index: nextFrameID, indexInPass: 0, firstPass: true)
-            peeked = nil
         }
         let outcome: PresentLoop.Outcome
         do {
@@ -431,12 +429,9 @@ public final class KioskRunner {
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
                 if self.machine.state.statsOverlay, self.overlay == nil { self.showOverlay(s, loop: loop) }
                 if isFile {
+                    // The file source numbers its frames itself (passes and first-pass indices).
                     if s.stopRequested { return .end }
-                    if let f = filePeeked { filePeeked = nil; lastID = f.index; s.pictures += 1; return .frame(f) }
-                    guard let f = try self.nextFilePicture(s) else { return .end }
-                    lastID = f.index
-                    s.pictures += 1
-                    return .frame(f)
+                    return try self.nextFilePicture(s).map { .frame($0) } ?? .end
                 }
                 guard let pipeline, let output = pipeline.stage?.output else { return .end }
                 // The host's newest HDR metadata applies from the next commit (this thread).
@@ -450,12 +445,12 @@ public final class KioskRunner {
         } catch {
             s.stop()
             overlayOff()
-            if let lastID { nextFrameID = max(nextFrameID, lastID + 1) }
+            if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
             feed(.stream(job: s.job, .ended(.failed(sentence: "\(error)"))))
             return
         }
         overlayOff()
-        if let lastID { nextFrameID = max(nextFrameID, lastID + 1) }
+        if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
         switch outcome {
         case .interrupted(let signal):
             feed(.signal(signal == .terminate ? .terminate : .interrupt))
