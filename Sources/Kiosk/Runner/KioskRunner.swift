@@ -400,10 +400,8 @@ public final class KioskRunner {
         let loop = PresentLoop(presenter: presenter, signals: signals, vt: glass.vt, fps: fps,
                                checkpoint: configuration.harness.checkpoint?(presenter), flipLog: glass.flipLog)
         loop.followSchedule = isFile
-        // A live stream's threads post progress while it plays. Nothing posts while a file plays
-        // (no thread of its own; input will), and its frames are produced on this thread, where
-        // each extra step before a hold deadline counts (the VM's 240 fps burst check missed
-        // vblanks in 1 of ~15 runs with the check, none in 14 without): a file skips it for now.
+        // A live stream's threads post progress while it plays; nothing posts while a file plays
+        // (no thread of its own — input will), so a file's step skips the look at the queue.
         loop.sourceWakeDescriptors = isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
         if machine.state.statsOverlay { showOverlay(s, loop: loop) }
 
