@@ -30,6 +30,10 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libavcodec-dev"])]),
     .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                    providers: [.apt(["libcairo2-dev"])]),
+    .systemLibrary(name: "CEvdev", pkgConfig: "libevdev",
+                   providers: [.apt(["libevdev-dev"])]),
+    .systemLibrary(name: "CUdev", pkgConfig: "libudev",
+                   providers: [.apt(["libudev-dev"])]),
 ]
 
 let package = Package(
@@ -89,6 +93,10 @@ let package = Package(
         // Session audio: decode (Opus/multistream, RED, PCM) to Float in wire channel order and the
         // adaptive jitter buffer (pure); ALSA output comes later.
         .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus"]),
+        // evdev keyboards, mice and pads (libevdev, libudev hot-plug), their mapping onto the
+        // wire's input events, the held-input and escape-chord rules, and DualSense/force-feedback
+        // output. The input thread is native; the mapping is pure and unit-tested.
+        .target(name: "Input", dependencies: ["PunktfunkWire", "SystemClock", "CEvdev", "CUdev", "CPunktfunkLinux"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // The app layer: session → decode → present pipeline.
@@ -162,6 +170,7 @@ let package = Package(
         // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
+        .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",

@@ -1,0 +1,476 @@
+import PunktfunkWire
+
+/// Maps evdev events of the devices in use onto the wire, through an `InputSink`. Pure: no
+/// I/O, no clock (the caller passes `nowNs`), so every rule is unit-tested with plain values.
+///
+/// Per device, events are folded until SYN_REPORT and the frame is sent whole: mouse motion
+/// summed, wheel detents or hi-res units summed, key and button edges in order, a pad's new
+/// state as one snapshot (or its changed buttons and axes). Only what the policy's grants
+/// allow is sent; nothing is sent while there is no policy (no session, or the connection is
+/// being resumed).
+///
+/// Invariants: the host never holds a key, button or pad state we did not send and cannot take
+/// back — `HeldState` records what went out, `releaseAll()` takes all of it back, and a policy
+/// that comes back after a gap (resume) first releases what was held before the gap. The
+/// escape chords' own keys are released to the host when a chord arms and withheld until it
+/// fires (on the release of its last key). After `init`, handling an event allocates nothing.
+public final class InputMapper {
+    public let sink: InputSink
+    /// Called when an escape chord fires (input thread).
+    public var onEscape: () -> Void = {}
+    public private(set) var counters = InputCounters()
+    public private(set) var held = HeldState()
+    public private(set) var policy: InputPolicy?
+
+    /// Snapshot refresh period (data-plane.md §6.2), ns.
+    public static let refreshNs: UInt64 = 100_000_000
+    /// Arrival and removal are sent once and repeated this many times, one refresh apart.
+    public static let announceRepeats = 2
+
+    private var devices: [Int: Device] = [:]
+    private var slots = PadSlots()
+    /// Per slot: the pad's wrapping sequence (snapshots, removal).
+    private var seqs = [UInt8](repeating: 0, count: Gamepad.maxPads)
+    /// Per slot: a snapshot was sent since the pad arrived (it is refreshed).
+    private var touched = [Bool](repeating: false, count: Gamepad.maxPads)
+    /// Per slot: announcements still to repeat (arrival kind or removal).
+    private var repeats = [Announcement?](repeating: nil, count: Gamepad.maxPads)
+    private var keyboardChord = EscapeChord.keyboard
+    private var nextRefreshNs: UInt64 = 0
+    /// A gap (no policy) came after input was held: release when the policy returns.
+    private var owesRelease = false
+
+    private enum Announcement { case arrival(UInt8, left: Int), removal(left: Int) }
+
+    public init(sink: InputSink) {
+        self.sink = sink
+        devices.reserveCapacity(32)
+    }
+
+    // MARK: - Policy
+
+    /// Sets (or, with nil, suspends) the session's policy. Suspending keeps what the host holds
+    /// on record; the next policy first releases it (the resumed session's host still holds it).
+    public func setPolicy(_ next: InputPolicy?) {
+        let was = policy
+        policy = next
+        guard next != nil else {
+            if was != nil, !held.isEmpty { owesRelease = true }
+            return
+        }
+        if owesRelease {
+            owesRelease = false
+            releaseAll()
+        }
+        if was == nil { announcePresentPads() }
+    }
+
+    // MARK: - Devices
+
+    /// A device came into use as `role`. A pad takes a stable slot and is announced.
+    public func add(device id: Int, role: DeviceRole) {
+        let d = Device(role: role)
+        if case .gamepad(let pad) = role {
+            guard let slot = slots.assign(device: id, uniq: pad.uniq) else {
+                counters.droppedOther += 1
+                return
+            }
+            d.slot = slot
+            d.padState = PadWireState()
+            touched[slot] = false
+            if policy != nil { announce(slot: slot, kind: pad.kind) }
+        }
+        devices[id] = d
+        counters.devices = devices.count
+    }
+
+    /// The device left (udev remove, ENODEV). Its held keys and buttons are released; a pad is
+    /// removed (GamepadRemove), which releases everything it held on the host.
+    public func remove(device id: Int) {
+        guard let d = devices.removeValue(forKey: id) else { return }
+        counters.devices = devices.count
+        switch d.role {
+        case .keyboard:
+            for vk in d.keysDown where held.key(vk: vk, down: false) { emit(.keyUp(vk: vk), reliable: true, grant: .keyboard) }
+            keyboardChord.reset()
+        case .mouse, .touchpad:
+            for b in MouseButton.allCases where d.buttonsDown & (1 << UInt8(b.rawValue)) != 0 && held.mouseButton(b, down: false) {
+                emit(.mouseButtonUp(b), reliable: false, grant: .pointer)
+            }
+        case .gamepad:
+            guard let slot = d.slot else { return }
+            slots.release(device: id)
+            held.pad(slot, sent: PadWireState())
+            touched[slot] = false
+            seqs[slot] &+= 1
+            if policy != nil {
+                emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
+                repeats[slot] = .removal(left: Self.announceRepeats)
+            } else {
+                repeats[slot] = nil
+            }
+        case .padTouchpad(let controller, _, _):
+            // A lost click is a lost button: clear it on the pad.
+            if let pad = devices[controller], pad.padState.buttons.contains(.touchpad) {
+                pad.padState.buttons.remove(.touchpad)
+                flushPad(pad)
+            }
+        case .padMotion: break
+        }
+    }
+
+    public var deviceIDs: Dictionary<Int, Device>.Keys { devices.keys }
+
+    /// The wire slot of a pad device.
+    public func slot(of device: Int) -> Int? { devices[device]?.slot }
+
+    // MARK: - Events
+
+    /// One evdev event of `device`. SYN_REPORT sends the folded frame; SYN_DROPPED discards the
+    /// partial frame (the caller resyncs the device and feeds its corrected state, then a
+    /// SYN_REPORT).
+    public func handle(device id: Int, type: UInt16, code: UInt16, value: Int32) {
+        guard let d = devices[id] else { return }
+        switch type {
+        case EV.syn:
+            if code == EV.synReport { flush(d) } else if code == EV.synDropped { d.discardFrame() }
+        case EV.key: key(d, code: code, value: value)
+        case EV.rel: rel(d, code: code, value: value)
+        case EV.abs: abs(d, code: code, value: value)
+        default: break
+        }
+    }
+
+    private func key(_ d: Device, code: UInt16, value: Int32) {
+        guard value != 2 else { return }     // autorepeat: the host repeats on its own
+        switch d.role {
+        case .keyboard, .mouse, .touchpad:
+            d.pushEdge(code: code, down: value != 0)
+        case .gamepad(let pad):
+            if let b = pad.layout.button(forKey: code) {
+                if value != 0 { d.padState.buttons.insert(b) } else { d.padState.buttons.remove(b) }
+            } else if !pad.analogTriggers, code == EV.btnTL2 {
+                d.padState.leftTrigger = value != 0 ? 255 : 0
+            } else if !pad.analogTriggers, code == EV.btnTR2 {
+                d.padState.rightTrigger = value != 0 ? 255 : 0
+            }
+        case .padTouchpad(let controller, _, _):
+            if code == EV.btnLeft, let pad = devices[controller] {
+                if value != 0 { pad.padState.buttons.insert(.touchpad) } else { pad.padState.buttons.remove(.touchpad) }
+                pad.pendingFromSibling = true
+            } else if code == EV.btnTouch {
+                d.touchDown = value != 0
+            }
+        case .padMotion: break
+        }
+    }
+
+    private func rel(_ d: Device, code: UInt16, value: Int32) {
+        switch code {
+        case EV.relX: d.dx &+= value
+        case EV.relY: d.dy &+= value
+        case EV.relWheel: d.wheel &+= value
+        case EV.relHWheel: d.hwheel &+= value
+        case EV.relWheelHiRes: d.wheelHiRes &+= value; d.hasHiRes = true
+        case EV.relHWheelHiRes: d.hwheelHiRes &+= value; d.hasHiRes = true
+        default: break
+        }
+    }
+
+    private func abs(_ d: Device, code: UInt16, value: Int32) {
+        switch d.role {
+        case .gamepad(let pad):
+            if code == EV.absHat0X {
+                d.padState.buttons.remove([.dpadLeft, .dpadRight])
+                if value < 0 { d.padState.buttons.insert(.dpadLeft) } else if value > 0 { d.padState.buttons.insert(.dpadRight) }
+            } else if code == EV.absHat0Y {
+                d.padState.buttons.remove([.dpadUp, .dpadDown])
+                if value < 0 { d.padState.buttons.insert(.dpadUp) } else if value > 0 { d.padState.buttons.insert(.dpadDown) }
+            } else if let axis = pad.layout.axis(forAbs: code), let range = pad.ranges[code] {
+                switch axis {
+                case .leftStickX: d.padState.leftStickX = range.stick(value)
+                case .leftStickY: d.padState.leftStickY = range.stick(value, invert: true)
+                case .rightStickX: d.padState.rightStickX = range.stick(value)
+                case .rightStickY: d.padState.rightStickY = range.stick(value, invert: true)
+                case .leftTrigger: d.padState.leftTrigger = range.trigger(value)
+                case .rightTrigger: d.padState.rightTrigger = range.trigger(value)
+                }
+            }
+        case .touchpad:
+            if code == EV.absX { d.absX = value; d.absXSeen = true } else if code == EV.absY { d.absY = value; d.absYSeen = true }
+        case .padTouchpad:
+            d.touch(code: code, value: value)
+        case .padMotion:
+            if let i = [EV.absX, EV.absY, EV.absZ].firstIndex(of: code) { d.motion[i] = value }
+            else if let i = [EV.absRX, EV.absRY, EV.absRZ].firstIndex(of: code) { d.motion[3 + i] = value }
+            d.motionChanged = true
+        default: break
+        }
+    }
+
+    // MARK: - Frames
+
+    private func flush(_ d: Device) {
+        switch d.role {
+        case .keyboard: flushKeys(d)
+        case .mouse: flushMouse(d)
+        case .touchpad(let rx, let ry): flushTouchpad(d, rx: rx, ry: ry)
+        case .gamepad: flushPad(d)
+        case .padTouchpad(let controller, let rx, let ry): flushPadTouch(d, controller: controller, rx: rx, ry: ry)
+        case .padMotion(let controller, let accel, let gyro): flushMotion(d, controller: controller, accel: accel, gyro: gyro)
+        }
+    }
+
+    private func flushKeys(_ d: Device) {
+        for i in 0..<d.edgeCount {
+            let (code, down) = d.edges[i]
+            guard let vk = EvdevKeyMap.vk(evdev: code) else { continue }
+            if down { d.keysDown.insert(vk) } else { d.keysDown.remove(vk) }
+            switch keyboardChord.edge(UInt32(code), down: down) {
+            case .pass:
+                if allowed(.keyboard), held.key(vk: vk, down: down) {
+                    emit(down ? .keyDown(vk: vk) : .keyUp(vk: vk), reliable: true, grant: .keyboard)
+                }
+            case .armed:
+                // The chord's keys leave the host now; the chord keeps them until it fires.
+                for part in keyboardChord.parts {
+                    for c in part {
+                        if let v = EvdevKeyMap.vk(evdev: UInt16(c)), held.key(vk: v, down: false) {
+                            emit(.keyUp(vk: v), reliable: true, grant: .keyboard)
+                        }
+                    }
+                }
+            case .withheld: break
+            case .fired: onEscape()
+            }
+        }
+        d.edgeCount = 0
+    }
+
+    private func mouseButton(_ code: UInt16) -> MouseButton? {
+        switch code {
+        case EV.btnLeft: .left
+        case EV.btnRight: .right
+        case EV.btnMiddle: .middle
+        case EV.btnSide: .x1
+        case EV.btnExtra: .x2
+        default: nil
+        }
+    }
+
+    private func flushMouse(_ d: Device) {
+        if d.dx != 0 || d.dy != 0 { emit(.mouseMove(dx: d.dx, dy: d.dy), reliable: false, grant: .pointer) }
+        d.dx = 0; d.dy = 0
+        flushButtons(d)
+        // A hi-res wheel reports both; the hi-res units (120 per detent) are the finer truth.
+        let v = d.hasHiRes ? d.wheelHiRes : d.wheel &* 120
+        let h = d.hasHiRes ? d.hwheelHiRes : d.hwheel &* 120
+        if v != 0 { scroll(d, axis: .vertical, v120: v) }
+        if h != 0 { scroll(d, axis: .horizontal, v120: h) }
+        d.wheel = 0; d.hwheel = 0; d.wheelHiRes = 0; d.hwheelHiRes = 0
+    }
+
+    private func flushButtons(_ d: Device) {
+        for i in 0..<d.edgeCount {
+            let (code, down) = d.edges[i]
+            guard let b = mouseButton(code) else { continue }
+            let bit = UInt8(1) << UInt8(b.rawValue)
+            d.buttonsDown = down ? d.buttonsDown | bit : d.buttonsDown & ~bit
+            if allowed(.pointer), held.mouseButton(b, down: down) {
+                emit(down ? .mouseButtonDown(b) : .mouseButtonUp(b), reliable: false, grant: .pointer)
+            }
+        }
+        d.edgeCount = 0
+    }
+
+    private func scroll(_ d: Device, axis: ScrollAxis, v120: Int32) {
+        if policy?.normalisedScroll == true {
+            if let e = d.scroll.event(source: .wheel, phase: .none, axis: axis.rawValue, delta: Double(v120)) {
+                emit(.scroll(e), reliable: false, grant: .pointer)
+            }
+        } else {
+            emit(.mouseScroll(axis: axis, delta: v120), reliable: false, grant: .pointer)
+        }
+    }
+
+    /// A touchpad moves the pointer by finger travel: 1 mm → `touchpadPixelsPerMM` px (a range
+    /// without a resolution counts 1 unit as 1 px).
+    public static let touchpadPixelsPerMM = 8.0
+
+    private func flushTouchpad(_ d: Device, rx: AxisRange, ry: AxisRange) {
+        if d.touchDown, d.absXSeen || d.absYSeen, d.hadPosition {
+            let sx = rx.resolution > 0 ? Self.touchpadPixelsPerMM / Double(rx.resolution) : 1
+            let sy = ry.resolution > 0 ? Self.touchpadPixelsPerMM / Double(ry.resolution) : 1
+            let dx = Int32((Double(d.absX - d.lastX) * sx).rounded()), dy = Int32((Double(d.absY - d.lastY) * sy).rounded())
+            if dx != 0 || dy != 0 { emit(.mouseMove(dx: dx, dy: dy), reliable: false, grant: .pointer) }
+        }
+        for i in 0..<d.edgeCount where d.edges[i].code == EV.btnTouch { d.touchDown = d.edges[i].down }
+        d.hadPosition = d.touchDown
+        d.lastX = d.absX; d.lastY = d.absY
+        d.absXSeen = false; d.absYSeen = false
+        flushButtons(d)
+    }
+
+    private func flushPad(_ d: Device) {
+        d.pendingFromSibling = false
+        guard let slot = d.slot else { return }
+        // The chord sees the physical buttons; the host sees them without the chord's.
+        let changed = d.padState.buttons.symmetricDifference(d.physicalSeen)
+        d.physicalSeen = d.padState.buttons
+        var fired = false
+        if !changed.isEmpty {
+            for bit in 0..<32 where changed.rawValue & (1 << bit) != 0 {
+                let down = d.padState.buttons.rawValue & (1 << bit) != 0
+                switch d.chord.edge(UInt32(1) << UInt32(bit), down: down) {
+                case .armed: d.withheld = GamepadButtons(rawValue: d.chord.parts.reduce(0) { $0 | $1.reduce(0, |) })
+                case .fired: fired = true; d.withheld = []
+                case .pass, .withheld: break
+                }
+            }
+        }
+        var out = d.padState
+        out.buttons.subtract(d.withheld)
+        send(pad: slot, out)
+        if fired { onEscape() }
+    }
+
+    /// Sends `state` for `slot` if it differs from what the host has (held).
+    private func send(pad slot: Int, _ state: PadWireState) {
+        let last = held.pads[slot]
+        guard state != last else { return }
+        guard let policy, policy.grants.contains(.gamepad) else {
+            if policy != nil { counters.droppedByGrants += 1 } else { counters.droppedOther += 1 }
+            return
+        }
+        if policy.gamepadSnapshots {
+            seqs[slot] &+= 1
+            touched[slot] = true
+            emit(.gamepadState(state.snapshot(pad: UInt8(slot), seq: seqs[slot])), reliable: false, grant: .gamepad)
+        } else {
+            let changed = state.buttons.symmetricDifference(last.buttons)
+            for bit in 0..<32 where changed.rawValue & (1 << bit) != 0 {
+                let b = GamepadButtons(rawValue: 1 << bit)
+                emit(.gamepadButton(b, pressed: state.buttons.contains(b), pad: UInt8(slot)), reliable: false, grant: .gamepad)
+            }
+            for axis in GamepadAxis.allCases where state.axis(axis) != last.axis(axis) {
+                emit(.gamepadAxis(axis, value: state.axis(axis), pad: UInt8(slot)), reliable: false, grant: .gamepad)
+            }
+        }
+        held.pad(slot, sent: state)
+    }
+
+    private func flushPadTouch(_ d: Device, controller: Int, rx: AxisRange, ry: AxisRange) {
+        guard let pad = devices[controller], let slot = pad.slot else { d.touchChanged = 0; return }
+        if pad.pendingFromSibling { flushPad(pad) }
+        for finger in 0..<Device.touchSlots where d.touchChanged & (1 << finger) != 0 {
+            let t = d.touches[finger]
+            emitRich(.touchpadEx(pad: UInt8(slot), surface: 0, finger: UInt8(finger), touching: t.id >= 0,
+                                 click: pad.padState.buttons.contains(.touchpad),
+                                 x: rx.stick(t.x), y: ry.stick(t.y), pressure: 0))
+        }
+        d.touchChanged = 0
+    }
+
+    private func flushMotion(_ d: Device, controller: Int, accel: [AxisRange], gyro: [AxisRange]) {
+        guard d.motionChanged, let pad = devices[controller], let slot = pad.slot,
+              case .gamepad(let desc) = pad.role else { return }
+        d.motionChanged = false
+        guard let policy, GamepadKind.motionReaches(declared: desc.kind, asked: policy.askedPadKind,
+                                                   resolved: policy.resolvedPadKind) else { return }
+        func scaled(_ v: Int32, _ r: AxisRange, _ perUnit: Int) -> Int16 {
+            let res = r.resolution > 0 ? Double(r.resolution) : 1
+            return Int16(max(-32768, min(32767, (Double(v) / res * Double(perUnit)).rounded())))
+        }
+        let a = SIMD3(scaled(d.motion[0], accel[0], Gamepad.accelLSBPerG), scaled(d.motion[1], accel[1], Gamepad.accelLSBPerG),
+                      scaled(d.motion[2], accel[2], Gamepad.accelLSBPerG))
+        let g = SIMD3(scaled(d.motion[3], gyro[0], Gamepad.gyroLSBPerDegreePerSecond),
+                      scaled(d.motion[4], gyro[1], Gamepad.gyroLSBPerDegreePerSecond),
+                      scaled(d.motion[5], gyro[2], Gamepad.gyroLSBPerDegreePerSecond))
+        emitRich(.motion(pad: UInt8(slot), gyro: g, accel: a))
+    }
+
+    // MARK: - Time
+
+    /// Refreshes touched pads' snapshots every 100 ms and repeats announcements. - Returns: the
+    /// next time to call.
+    @discardableResult
+    public func tick(nowNs: UInt64) -> UInt64 {
+        guard nowNs >= nextRefreshNs else { return nextRefreshNs }
+        nextRefreshNs = nowNs + Self.refreshNs
+        guard let policy else { return nextRefreshNs }
+        for slot in 0..<Gamepad.maxPads {
+            switch repeats[slot] {
+            case .arrival(let kind, let left)?:
+                emit(.gamepadArrival(pad: UInt8(slot), padType: kind), reliable: false, grant: .gamepad)
+                repeats[slot] = left > 1 ? .arrival(kind, left: left - 1) : nil
+            case .removal(let left)?:
+                emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
+                repeats[slot] = left > 1 ? .removal(left: left - 1) : nil
+            case nil: break
+            }
+            if policy.gamepadSnapshots, touched[slot] {
+                seqs[slot] &+= 1
+                emit(.gamepadState(held.pads[slot].snapshot(pad: UInt8(slot), seq: seqs[slot])), reliable: false, grant: .gamepad)
+            }
+        }
+        return nextRefreshNs
+    }
+
+    // MARK: - Letting go
+
+    /// Releases everything the host holds because of us: key-ups, mouse button-ups, and a
+    /// neutral state for every pad that is not neutral. Physical keys still down stay down for
+    /// us; their later release is not sent (its press was taken back).
+    public func releaseAll() {
+        let r = held.releaseAll()
+        guard let policy else { return }
+        for vk in r.keys { emit(.keyUp(vk: vk), reliable: true, grant: .keyboard) }
+        for b in r.mouseButtons { emit(.mouseButtonUp(b), reliable: false, grant: .pointer) }
+        for slot in r.pads {
+            if policy.gamepadSnapshots {
+                seqs[slot] &+= 1
+                emit(.gamepadState(PadWireState().snapshot(pad: UInt8(slot), seq: seqs[slot])), reliable: false, grant: .gamepad)
+            } else {
+                let last = PadWireState()   // everything goes back to rest
+                for b in GamepadButtons.wireNames.map(\.button) {
+                    emit(.gamepadButton(b, pressed: false, pad: UInt8(slot)), reliable: false, grant: .gamepad)
+                }
+                for axis in GamepadAxis.allCases {
+                    emit(.gamepadAxis(axis, value: last.axis(axis), pad: UInt8(slot)), reliable: false, grant: .gamepad)
+                }
+            }
+        }
+    }
+
+    // MARK: - Sending
+
+    private func announce(slot: Int, kind: GamepadKind) {
+        emit(.gamepadArrival(pad: UInt8(slot), padType: kind.rawValue), reliable: false, grant: .gamepad)
+        repeats[slot] = .arrival(kind.rawValue, left: Self.announceRepeats)
+    }
+
+    private func announcePresentPads() {
+        for d in devices.values {
+            if let slot = d.slot, case .gamepad(let pad) = d.role { announce(slot: slot, kind: pad.kind) }
+        }
+    }
+
+    /// Whether events under `grant` can go out now; counts the drop when not.
+    private func allowed(_ grant: AccessGrants) -> Bool {
+        guard let policy else { counters.droppedOther += 1; return false }
+        guard policy.grants.contains(grant) else { counters.droppedByGrants += 1; return false }
+        return true
+    }
+
+    private func emit(_ event: InputEvent, reliable: Bool, grant: AccessGrants) {
+        guard let policy else { counters.droppedOther += 1; return }
+        guard policy.grants.contains(grant) else { counters.droppedByGrants += 1; return }
+        if sink.send(event, reliable: reliable && policy.reliableKeyEdges) { counters.eventsSent += 1 } else { counters.droppedOther += 1 }
+    }
+
+    private func emitRich(_ rich: RichInput) {
+        guard let policy else { counters.droppedOther += 1; return }
+        guard policy.grants.contains(.gamepad) else { counters.droppedByGrants += 1; return }
+        if sink.send(rich) { counters.eventsSent += 1 } else { counters.droppedOther += 1 }
+    }
+}

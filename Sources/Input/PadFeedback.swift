@@ -1,0 +1,164 @@
+import Foundation
+import Glibc
+import PunktfunkWire
+
+/// The host's feedback onto the pads, on the input thread: rumble (0xCA) through FF_RUMBLE or,
+/// on a DualSense with its hidraw node, through the output report with the lightbar, player
+/// LEDs, trigger effects and mic LED (0xCD). State is kept per wire slot, so a pad that
+/// reconnects into its slot gets it all again. At the end: motors off, trigger effects off,
+/// LEDs handed back (the driver's own LED class values written back).
+struct PadFeedback {
+    /// Per slot: what the host asked for.
+    private var wanted = [DualSenseOutput](repeating: DualSenseOutput(), count: Gamepad.maxPads)
+    /// Per slot: rumble reorder gate.
+    private var lastRumbleSeq = [UInt8?](repeating: nil, count: Gamepad.maxPads)
+    /// Per slot: when a DualSense rumble lease runs out (ns), nil when none.
+    private var rumbleDeadline = [UInt64?](repeating: nil, count: Gamepad.maxPads)
+    private var outputs: [Int: DualSenseLink] = [:]
+    private(set) var reportsWritten = 0
+    private(set) var writeErrors = 0
+
+    /// A DualSense's hidraw link.
+    final class DualSenseLink {
+        let fd: Int32
+        let path: String
+        let transport: DualSenseOutput.Transport
+        var sequence: UInt8 = 0
+        /// What the pad has (nil: nothing sent yet — the next report carries everything).
+        var applied: DualSenseOutput?
+        /// LED class attribute files and their values when we found them.
+        var savedLEDs: [(path: String, value: String)] = []
+        var slot: Int
+
+        init(fd: Int32, path: String, transport: DualSenseOutput.Transport, slot: Int) {
+            self.fd = fd; self.path = path; self.transport = transport; self.slot = slot
+        }
+
+        deinit { close(fd) }
+    }
+
+    init() {}
+
+    private func say(_ line: String) { FileHandle.standardError.write(Data("punktfunk-kiosk: input: \(line)\n".utf8)) }
+
+    /// A pad arrived in `slot`: a DualSense gets its hidraw link and the slot's state again.
+    mutating func attach(pad id: Int, node: InputNode, device: EvdevDevice, slot: Int?, devices: InputServiceLoopAccess) {
+        guard let slot, case .dualSense = PadDescription.kind(vendor: device.vendor, product: device.product),
+              let hidraw = node.hidraw else { return }
+        let fd = open(hidraw, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            say("cannot open \(hidraw) for the DualSense's lightbar, LEDs and triggers: \(String(cString: strerror(errno))) (see udev/ in the docs)")
+            return
+        }
+        let link = DualSenseLink(fd: fd, path: hidraw, transport: device.bustype == 0x05 ? .bluetooth : .usb, slot: slot)
+        for led in node.leds {
+            for attr in ["multi_intensity", "brightness"] {
+                let p = led + "/" + attr
+                if let v = try? String(contentsOfFile: p, encoding: .utf8) { link.savedLEDs.append((p, v.trimmingCharacters(in: .whitespacesAndNewlines))) }
+            }
+        }
+        outputs[id] = link
+        if wanted[slot] != DualSenseOutput() { write(link, wanted[slot]) }
+    }
+
+    mutating func detach(pad id: Int) { outputs[id] = nil }
+
+    /// Applies one host datagram.
+    mutating func apply(_ datagram: HostDatagram, nowNs: UInt64, devices: InputServiceLoopAccess) {
+        let loop = devices
+        switch datagram {
+        case .rumble(let r):
+            let slot = Int(r.pad)
+            guard slot < Gamepad.maxPads else { return }
+            if let env = r.envelope {
+                guard GamepadSnapshot.isNewer(env.seq, than: lastRumbleSeq[slot]) else { return }
+                lastRumbleSeq[slot] = env.seq
+            }
+            let ttl = r.envelope?.ttlMs ?? 0
+            if let (id, _) = loop.padDevice(slot: slot), let link = outputs[id] {
+                wanted[slot].rumble(low: r.low, high: r.high)
+                rumbleDeadline[slot] = ttl > 0 && (r.low != 0 || r.high != 0) ? nowNs + UInt64(ttl) * 1_000_000 : nil
+                write(link, wanted[slot])
+            } else if let (_, device) = loop.padDevice(slot: slot), let why = device.rumble(strong: r.low, weak: r.high, lengthMs: ttl) {
+                say(why)
+            }
+        case .hidOutput(let h):
+            let slot = Int(h.pad)
+            guard slot < Gamepad.maxPads else { return }
+            if case .hidRaw(_, let reportKind, let data) = h {
+                if let (id, _) = loop.padDevice(slot: slot), let link = outputs[id], reportKind == 0 {
+                    let n = data.withUnsafeBytes { Glibc.write(link.fd, $0.baseAddress, $0.count) }
+                    if n < 0 { writeErrors += 1; say("\(link.path) refused a raw report: \(String(cString: strerror(errno)))") }
+                }
+                return
+            }
+            guard wanted[slot].apply(h) else { return }
+            if let (id, _) = loop.padDevice(slot: slot), let link = outputs[id] { write(link, wanted[slot]) }
+        default: break
+        }
+    }
+
+    /// Stops DualSense motors whose lease ran out.
+    mutating func tick(nowNs: UInt64, devices: InputServiceLoopAccess) {
+        let loop = devices
+        for slot in 0..<Gamepad.maxPads {
+            guard let d = rumbleDeadline[slot], nowNs >= d else { continue }
+            rumbleDeadline[slot] = nil
+            wanted[slot].rumble(low: 0, high: 0)
+            if let (id, _) = loop.padDevice(slot: slot), let link = outputs[id] { write(link, wanted[slot]) }
+        }
+    }
+
+    /// Milliseconds until the next lease runs out (for the epoll timeout), capped at 100.
+    func nextDeadlineMs(nowNs: UInt64) -> Int32 {
+        var ms: Int32 = 100
+        for d in rumbleDeadline { if let d { ms = min(ms, Int32(clamping: (d > nowNs ? d - nowNs : 0) / 1_000_000 + 1)) } }
+        return ms
+    }
+
+    /// Session end: every pad's motors off (FF and report), trigger effects off, LEDs back.
+    mutating func reset(devices: InputServiceLoopAccess) {
+        for link in outputs.values {
+            send(link, DualSenseOutput.sessionEndBlock())
+            for (path, value) in link.savedLEDs {
+                let fd = open(path, O_WRONLY | O_CLOEXEC)
+                if fd >= 0 {
+                    _ = value.withCString { Glibc.write(fd, $0, strlen($0)) }
+                    close(fd)
+                }
+            }
+        }
+        do { let loop = devices
+            for slot in 0..<Gamepad.maxPads {
+                if let (id, device) = loop.padDevice(slot: slot), outputs[id] == nil { _ = device.rumble(strong: 0, weak: 0, lengthMs: 0) }
+            }
+        }
+        wanted = [DualSenseOutput](repeating: DualSenseOutput(), count: Gamepad.maxPads)
+        rumbleDeadline = [UInt64?](repeating: nil, count: Gamepad.maxPads)
+    }
+
+    private mutating func write(_ link: DualSenseLink, _ state: DualSenseOutput) {
+        let block = state.commonBlock(since: link.applied)
+        guard !DualSenseOutput.isEmpty(block) else { return }
+        if send(link, block) { link.applied = state }
+    }
+
+    @discardableResult
+    private mutating func send(_ link: DualSenseLink, _ block: [UInt8]) -> Bool {
+        let report = DualSenseOutput.report(block, transport: link.transport, sequence: link.sequence)
+        link.sequence = (link.sequence + 1) & 0x0F
+        let n = report.withUnsafeBytes { Glibc.write(link.fd, $0.baseAddress, $0.count) }
+        guard n == report.count else {
+            writeErrors += 1
+            say("\(link.path) refused an output report: \(n < 0 ? String(cString: strerror(errno)) : "short write")")
+            return false
+        }
+        reportsWritten += 1
+        return true
+    }
+}
+
+/// What PadFeedback needs from the input loop.
+protocol InputServiceLoopAccess: AnyObject {
+    func padDevice(slot: Int) -> (id: Int, device: EvdevDevice)?
+}
