@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "Kiosk",
             dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
-                           "SystemClock", "CPunktfunkLinux"]
+                           "SystemClock", "CPunktfunkLinux", "Input"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
         // pairing, Retry listener, looped AUs through the real packetizer/FEC/AEAD), synthetic and
@@ -137,6 +137,7 @@ let package = Package(
                 "VideoFrames",
                 "Display",
                 "Kiosk",
+                "Input",
                 "SystemClock",
                 "PunktfunkTestHost",
                 "KioskHarness",
@@ -174,7 +175,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
-                                                      "VideoDecode", "VideoFrames", "SystemClock"]),
+                                                      "VideoDecode", "VideoFrames", "SystemClock", "Input"]),
         .testTarget(
             name: "PunktfunkSessionTests",
             dependencies: ["PunktfunkSession", "PunktfunkTestHost", "PunktfunkWire", "SystemClock", "Audio", "FFmpegOracle", "HEVC"]

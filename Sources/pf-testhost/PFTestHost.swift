@@ -46,6 +46,9 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Cut the network path (drop every datagram both ways) after this many frames.") var blackoutAfter: Int?
     @Option(help: "Length of that outage, seconds.") var blackoutSeconds = 3.0
     @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets).") var audio = false
+    @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
+    @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
+    @Option(help: "Access grants mask the ServerHello carries (255 = all).") var grants: UInt32 = 255
     @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
@@ -138,6 +141,23 @@ struct PFTestHost: ParsableCommand {
                                               pendingEvery: UInt64(pendingEvery * 1e9),
                                               approvalWait: UInt64(approvalWait * 1e9))
         }
+        for cap in inputCaps.split(separator: ",") {
+            switch cap {
+            case "snapshots": options.hostCaps.insert(.gamepadState)
+            case "edges": options.hostCaps2.insert(.inputEdges)
+            case "scroll": options.hostCaps2.insert(.scroll)
+            case "none": break
+            default: throw ValidationError("--input-caps takes snapshots, edges, scroll or none")
+            }
+        }
+        options.grants = AccessGrants(rawValue: grants)
+        var inputLogHandle: FileHandle?
+        if let inputLog {
+            guard FileManager.default.createFile(atPath: inputLog, contents: nil), let h = FileHandle(forWritingAtPath: inputLog) else {
+                throw ValidationError("cannot write \(inputLog)")
+            }
+            inputLogHandle = h
+        }
         let series = try HostSessionSeries(options: options, sessions: sessions)
         FileHandle.standardError.write(Data("pf-testhost listening on \(series.localAddress) fingerprint \(identity.fingerprint)\n".utf8))
         if let armedPIN { FileHandle.standardError.write(Data("pf-testhost pairing armed, PIN \(armedPIN)\n".utf8)) }
@@ -150,6 +170,17 @@ struct PFTestHost: ParsableCommand {
             last = host
             host.onClientDatagram = { result, now in
                 FileHandle.standardOutput.write(Data((DatagramLog.json(result, monotonicNs: now) + "\n").utf8))
+                guard let log = inputLogHandle else { return }
+                switch result {
+                case .success(.input(let e)): log.write(Data((DatagramLog.inputJSON(e, via: "datagram", monotonicNs: now) + "\n").utf8))
+                case .success(.richInput(let r)): log.write(Data((DatagramLog.richJSON(r, monotonicNs: now) + "\n").utf8))
+                default: break
+                }
+            }
+            host.onClientControl = { message, now in
+                guard let log = inputLogHandle, case .inputEvent(let edge) = message,
+                      let e = try? InputEvent(decoding: edge.event) else { return }
+                log.write(Data((DatagramLog.inputJSON(e, via: "control", monotonicNs: now) + "\n").utf8))
             }
         }
         series.run()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Kiosk
+import Input
 import PunktfunkSession
 import PunktfunkTestHost
 import VideoDecode
@@ -31,6 +32,8 @@ struct ConnectCommand: ParsableCommand {
     @Option(help: "End the session after this many seconds with the deliberate-quit code (default: run until the host ends it or Ctrl+C).") var seconds: Double?
     @Option(help: "Write every complete AU as DIR/<frame>.au.") var dumpAu: String?
     @Option(help: "Run a speed test one second in: ask the host for this many kbit/s of probe filler for 1 s and print the result as one JSON line.") var probeKbps: UInt32?
+    @Option(help: "Input: devices (keyboards, mice and pads through evdev, grabbed while streaming; Ctrl+Alt+Shift+Q or Start+Select+L1+R1 ends the stream) or none.") var input = "devices"
+    @Option(help: "A file of SDL game-controller mapping lines for pads the kernel maps oddly (SDL_GAMECONTROLLERCONFIG is read too).") var padMappings: String?
     @OptionGroup var display: DisplayOptions
     @OptionGroup var harness: HarnessOptions
 
@@ -42,6 +45,7 @@ struct ConnectCommand: ParsableCommand {
         if display.stats && headless { throw ValidationError("--stats draws on the display; --headless prints the stats as JSON lines") }
         if let fp, CertificateFingerprint.normalize(fp) == nil { throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
+        if input != "devices" && input != "none" { throw ValidationError("--input must be devices or none") }
     }
 
     func run() throws {
@@ -51,6 +55,15 @@ struct ConnectCommand: ParsableCommand {
                                                 sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
         configuration.harness = try harness.hooks(stats: display.stats)
+        if input == "devices" {
+            var options = InputService.Options()
+            if let path = padMappings {
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw failure("Cannot read \(path).") }
+                options.mappings += SDLMapping.parse(text)
+            }
+            if let env = ProcessInfo.processInfo.environment["SDL_GAMECONTROLLERCONFIG"] { options.mappings += SDLMapping.parse(env) }
+            configuration.input = options
+        }
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }

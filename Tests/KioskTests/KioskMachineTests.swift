@@ -451,6 +451,27 @@ import Kiosk
         #expect(oneShot.send(.stream(job: 1, .ended(.finished))) == [.exit(code: 0)])
     }
 
+    @Test func theEscapeChordEndsTheStreamLikeDisconnect() {
+        var box = Box()
+        box.streaming()
+        #expect(box.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        #expect(box.phase == .choosingHost(focus: "living-room"))
+        // Also from the open menu; and outside a stream it does nothing.
+        var menu = Box()
+        menu.streaming()
+        menu.send(.user(.openMenu))
+        #expect(menu.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        var idle = Box()
+        _ = idle.start()
+        #expect(idle.send(.user(.escapeChord)) == [])
+        var oneShot = Box(Self.oneShot, initial: .connect(hostID: "living-room"))
+        _ = oneShot.start(known: Self.trusted())
+        oneShot.send(.resolved(job: 1, key: Self.key))
+        oneShot.send(.stream(job: 1, .firstPicture))
+        #expect(oneShot.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        #expect(oneShot.send(.stream(job: 1, .ended(.finished))) == [.exit(code: 0)])
+    }
+
     @Test func quitFromTheMenuLeaves() {
         var box = Box()
         box.streaming()

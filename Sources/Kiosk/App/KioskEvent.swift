@@ -85,6 +85,10 @@ public enum UserAction: Sendable, Equatable {
     case back
     /// The escape chord while streaming: the in-stream menu over the running stream.
     case openMenu
+    /// An input escape chord fired (keyboard Ctrl+Alt+Shift+Q, pad Start+Select+L1+R1, on
+    /// release). Until the shell's in-stream menu exists it ends the stream like the menu's
+    /// "disconnect".
+    case escapeChord
     case menu(MenuChoice)
     /// Leave the kiosk.
     case quit

@@ -150,6 +150,14 @@ public struct KioskMachine: Sendable {
         case .openMenu:
             if case .streaming(let s) = state.phase { state.phase = .inStreamMenu(s, selection: .resume) }
             return []
+        case .escapeChord:
+            switch state.phase {
+            case .streaming(let s), .inStreamMenu(let s, _):
+                state.phase = .inStreamMenu(s, selection: .disconnect)
+                return user(.menu(.disconnect), now: now)
+            default:
+                return []
+            }
         case .menu(let choice):
             guard case .inStreamMenu(let s, _) = state.phase else { return [] }
             switch choice {

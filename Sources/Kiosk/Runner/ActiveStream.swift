@@ -2,6 +2,7 @@ import VideoFrames
 import Display
 import PunktfunkSession
 import VideoDecode
+import Input
 
 /// The stream the runner is running for one job: a session pipeline (pump and decode threads)
 /// or a file decoded on the presenting thread, plus what the runner tracks about it.
@@ -28,6 +29,8 @@ final class ActiveStream {
     var presented = false
     /// A file stream was asked to stop (a session stops through its pipeline).
     var stopRequested = false
+    /// The input thread feeding a session (nil for a file, or with `--input none`).
+    var input: InputService?
 
     init(job: Int, source: Source) {
         self.job = job
@@ -46,7 +49,15 @@ final class ActiveStream {
     /// its next frame.
     func stop() {
         stopRequested = true
+        stopInput()
         pipeline?.stop()
+    }
+
+    /// Stops the input thread: the host gets its last releases (queued before the session's
+    /// quit), the pads' feedback is reset, the grabs go. Idempotent.
+    func stopInput() {
+        input?.stop()
+        input = nil
     }
 
     /// Gives back every picture still held (the display no longer wants them).

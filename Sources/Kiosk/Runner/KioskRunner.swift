@@ -5,6 +5,7 @@ import Display
 import Foundation
 import Glibc
 import HEVC
+import Input
 import PunktfunkSession
 import PunktfunkWire
 import VideoDecode
@@ -108,6 +109,7 @@ public final class KioskRunner {
     /// picture could be decoded did not work. A headless stream's end reports its picture count.
     private func translate(_ event: KioskEvent) -> KioskEvent {
         guard case .stream(let job, .ended(let end)) = event, let s = stream, s.job == job else { return event }
+        s.stopInput()
         if glass != nil, !s.started, end == .finished, s.pipeline?.stage != nil {
             return .stream(job: job, .ended(.failed(sentence: "The host sent no picture that could be decoded.")))
         }
@@ -233,9 +235,37 @@ public final class KioskRunner {
                 events.post(.notice(sentence: "Cannot write \(path)."))
             }
         }
+        // Input: one thread for the stream's life; the session's hello decides what it may send.
+        let input: InputService? = configuration.input.flatMap { inputOptions in
+            let service = InputService(sink: SessionInputSink(pipeline: pipeline), options: inputOptions)
+            service.onEscape = { events.post(.user(.escapeChord)) }
+            if let problem = service.start() { say(problem); return nil }
+            return service
+        }
+        let askedPadKind = options.hello.gamepad
         pipeline.prepare = { session in
+            if let input {
+                // Chained after the pipeline's own handlers (installed before `prepare` runs).
+                let established = session.onEstablished
+                session.onEstablished = { params in
+                    established?(params)
+                    input.setPolicy(InputPolicy(serverHello: params.serverHello, askedPadKind: askedPadKind))
+                }
+                let hostDatagram = session.onHostDatagram
+                session.onHostDatagram = { datagram in
+                    hostDatagram?(datagram)
+                    input.feedback(datagram)
+                }
+            }
             session.onStats = { stats in
-                if printStats { FileHandle.standardOutput.write(Data((stats.json + "\n").utf8)) }
+                if printStats {
+                    var line = stats.json
+                    if let input, line.hasSuffix("}") {
+                        line.removeLast()
+                        line += ",\"input\":\(input.counters.json)}"
+                    }
+                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                }
                 if stats.second == 1, let kbps = probeKbps {
                     session.outbox.sendControl(.probeRequest(ProbeRequest(targetKbps: kbps, durationMs: 1_000)))
                 }
@@ -243,8 +273,14 @@ public final class KioskRunner {
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
         }
-        pipeline.onProgress = { events.post(.stream(job: job, $0)) }
-        replaceStream(with: ActiveStream(job: job, source: .session(pipeline, live)))
+        pipeline.onProgress = { progress in
+            // A lost connection suspends input; the resumed session first gets the releases.
+            if case .resuming = progress { input?.setPolicy(nil) }
+            events.post(.stream(job: job, progress))
+        }
+        let active = ActiveStream(job: job, source: .session(pipeline, live))
+        active.input = input
+        replaceStream(with: active)
         pipeline.start()
     }
 

@@ -1,6 +1,7 @@
 import VideoFrames
 import Display
 import VideoDecode
+import Input
 
 /// What the runner opens and how it runs streams; the command-line adapters fill it from their
 /// options (one option group per concern).
@@ -61,6 +62,8 @@ public struct RunnerConfiguration {
     public var deviceName: String
     /// Test-harness hooks; the product leaves them empty.
     public var harness: HarnessHooks
+    /// Read keyboards, mice and pads into live sessions (nil: no input, `--input none`).
+    public var input: InputService.Options?
 
     public init(display: DisplayChoice, profile: Profile = .configDirectory, decoder: [DecoderRungKind] = [.software],
                 decodeWhenHeadless: Bool = false, sessionSeconds: Double? = nil, statsLines: StatsLines = .always,

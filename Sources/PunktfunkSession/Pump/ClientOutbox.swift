@@ -18,12 +18,31 @@ public final class ClientOutbox: @unchecked Sendable {
     private let lock = NSLock()
     private var datagrams: [[UInt8]] = []
     private var controls: [ControlFrame] = []
+    private var inputs: [QueuedInput] = []
     private var keyframeWanted = false
     private var quitWanted = false
 
     public init() {
         wakeDescriptor = pf_wake_fd()
         datagrams.reserveCapacity(64)
+        inputs.reserveCapacity(Self.capacity)
+    }
+
+    /// One input item as the input thread hands it over: a value, encoded by the pump.
+    public enum QueuedInput: Sendable {
+        /// A 0xC8 event as a kind-0x02 datagram.
+        case event(InputEvent)
+        /// A key edge on the control stream (INPUT_EVENT 0x50).
+        case edge(InputEvent)
+        /// A 0xCC rich-input datagram.
+        case rich(RichInput)
+    }
+
+    /// Queues one input item without allocating (the input thread's path; the pump encodes).
+    /// False when `capacity` items already wait.
+    @discardableResult
+    public func sendInput(_ item: QueuedInput) -> Bool {
+        enqueue { if inputs.count < Self.capacity { inputs.append(item); return true }; return false }
     }
 
     deinit { if wakeDescriptor >= 0 { Glibc.close(wakeDescriptor) } }
@@ -49,6 +68,11 @@ public final class ClientOutbox: @unchecked Sendable {
     /// Ends the session early: the pump closes with the deliberate-quit code (0x51) on its next pass.
     public func requestQuit() {
         _ = enqueue { quitWanted = true; return true }
+    }
+
+    /// Moves queued input items out (pump thread), keeping both buffers' capacity.
+    func drainInputs(into out: inout [QueuedInput]) {
+        lock.withLock { swap(&inputs, &out) }
     }
 
     /// Whether `requestQuit()` was called (pump thread).

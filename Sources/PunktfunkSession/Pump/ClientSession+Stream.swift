@@ -97,7 +97,9 @@ extension ClientSession {
         let rttMs = params.clockRttNs.map { Double($0) / 1e6 }
         var outDatagrams: [[UInt8]] = []
         var outControls: [ControlFrame] = []
+        var outInputs: [ClientOutbox.QueuedInput] = []
         outDatagrams.reserveCapacity(64)
+        outInputs.reserveCapacity(ClientOutbox.capacity)
 
         while true {
             let now = MonotonicClock.nowNs()
@@ -138,7 +140,12 @@ extension ClientSession {
 
             // Outbox: input and control from other threads, in queue order per kind.
             if outbox.drain(datagrams: &outDatagrams, controls: &outControls) { recovery.decoderNeedsKeyframe() }
-            if outbox.quitRequested { break }
+            // Checked before this pass's items go, acted on after: what was queued before the quit
+            // (the input thread's last releases) still leaves.
+            let quitting = outbox.quitRequested
+            outbox.drainInputs(into: &outInputs)
+            for item in outInputs { sendInput(item, connection: connection, controlStream: params.controlStream) }
+            outInputs.removeAll(keepingCapacity: true)
             for datagram in outDatagrams where (try? connection.sendDatagram(datagram)) != nil { outboxSent += 1 }
             for frame in outControls where (try? connection.write(stream: params.controlStream, frame.encoded)) != nil {
                 outboxSent += 1
@@ -148,6 +155,10 @@ extension ClientSession {
             }
             outDatagrams.removeAll(keepingCapacity: true)
             outControls.removeAll(keepingCapacity: true)
+            if quitting {
+                _ = try? driver.wait(timeout: 0)   // flush them before the close
+                break
+            }
 
             let after = MonotonicClock.nowNs()
             recovery.tick(now: after)

@@ -221,6 +221,8 @@ public final class ClientSession {
     public internal(set) var streamConfig: StreamConfig?
     /// Client datagrams and control messages from `outbox` that reached the connection.
     public internal(set) var outboxSent = 0
+    /// Input items (events, key edges, rich input) that reached the connection.
+    public internal(set) var inputsSent = 0
 
     public init(options: Options) { self.options = options }
 

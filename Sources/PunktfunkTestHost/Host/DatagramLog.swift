@@ -1,3 +1,4 @@
+import Foundation
 import PunktfunkWire
 
 /// One JSON line per client datagram, as pf-testhost logs them.
@@ -24,6 +25,18 @@ public enum DatagramLog {
             }
             return "{\"t_ns\":\(monotonicNs),\"kind\":\"\(kind)\",\"detail\":\(quote("\(datagram)"))}"
         }
+    }
+
+    /// One input item as an input log line: `via` "datagram" or "control" (a key edge), the
+    /// 0xC8 fields, or a rich-input item's bytes in hex.
+    public static func inputJSON(_ event: InputEvent, via: String, monotonicNs: UInt64) -> String {
+        "{\"t_ns\":\(monotonicNs),\"via\":\"\(via)\",\"kind\":\(event.kind.rawValue),\"code\":\(event.code),\"x\":\(event.x),\"y\":\(event.y),\"flags\":\(event.flags)}"
+    }
+
+    public static func richJSON(_ rich: RichInput, monotonicNs: UInt64) -> String {
+        var w = WireWriter()
+        rich.encode(into: &w)
+        return "{\"t_ns\":\(monotonicNs),\"via\":\"datagram\",\"rich\":\"\(w.bytes.map { String(format: "%02x", $0) }.joined())\"}"
     }
 
     static func quote(_ s: String) -> String {

@@ -59,6 +59,10 @@ public final class HostSession: @unchecked Sendable {
         /// Host datagrams (rumble, HID output, cursor, …) and control messages (StreamConfig,
         /// Reconfigured, …) sent when the frame counter reaches `frame`.
         public var events: [ScriptedEvent] = []
+        /// Input capabilities and access grants the ServerHello advertises.
+        public var hostCaps: HostCaps = []
+        public var hostCaps2: HostCaps2 = []
+        public var grants: AccessGrants = .all
 
         public init(identity: TLSIdentity, bind: SocketAddress, accessUnits: [[UInt8]]) {
             self.identity = identity
@@ -72,6 +76,9 @@ public final class HostSession: @unchecked Sendable {
     public var localAddress: SocketAddress { socket.localAddress }
     /// Each decoded client datagram with the host monotonic time (ns); the raw bytes if undecodable.
     public var onClientDatagram: ((Result<ClientDatagram, WireError>, UInt64) -> Void)?
+    /// Each control message the client sends after Ready (e.g. INPUT_EVENT key edges), with the
+    /// host monotonic time (ns).
+    public var onClientControl: ((ControlMessage, UInt64) -> Void)?
 
     private let lock = NSLock()
     private var stopRequested = false
@@ -171,6 +178,9 @@ public final class HostSession: @unchecked Sendable {
         hello.shardPayload = UInt16(options.shardBytes)
         hello.maxDataPerBlock = UInt16(options.maxDataPerBlock)
         hello.fecPercent = UInt8(options.fecPercent)
+        hello.features.hostCaps = options.hostCaps
+        hello.features.hostCaps2 = options.hostCaps2
+        hello.grants = options.grants
         let decision: HostHandshake.Decision = options.refuse.map { .refuse($0, reason: "refused by pf-testhost") }
             ?? options.redirect.map { .redirect($0) } ?? .serverHello(hello)
         let handshake = HostHandshake(connection: connection,
@@ -241,6 +251,7 @@ public final class HostSession: @unchecked Sendable {
                 let frame = handshake.received[controlHandled]
                 controlHandled += 1
                 guard let message = try? ControlMessage(frame: frame) else { continue }
+                onClientControl?(message, MonotonicClock.nowNs())
                 var replies: [ControlMessage] = []
                 switch message {
                 case .reconfigure(let request):
