@@ -47,13 +47,17 @@ public struct AxisRange: Sendable, Equatable {
         self.minimum = minimum; self.maximum = maximum; self.resolution = resolution
     }
 
-    /// `v` onto a stick's i16 range, centred on the middle of the range; `invert` flips the sign
-    /// (evdev +y is down, the wire's +y is up). A degenerate range reads as centred.
+    /// The value a stick rests at: the middle of the range, rounded up (0…255 rests at 128,
+    /// −32768…32767 at 0), so a pad at rest reads exactly 0.
+    public var centre: Int64 { (Int64(minimum) + Int64(maximum) + 1) >> 1 }
+
+    /// `v` onto a stick's i16 range: `centre` → 0, `maximum` → 32767, `minimum` → −32768, each
+    /// side scaled on its own; `invert` flips the sign (evdev +y is down, the wire's +y is up). A
+    /// degenerate range reads as centred.
     public func stick(_ v: Int32, invert: Bool = false) -> Int16 {
         guard maximum > minimum else { return 0 }
-        let mid = (Double(minimum) + Double(maximum)) / 2
-        let half = (Double(maximum) - Double(minimum)) / 2
-        var x = (Double(v) - mid) / half * 32767
+        let c = centre, d = Int64(v) - c
+        var x = d >= 0 ? Double(d) / Double(max(1, Int64(maximum) - c)) * 32767 : Double(d) / Double(max(1, c - Int64(minimum))) * 32768
         if invert { x = -x }
         return Int16(max(-32768, min(32767, x.rounded())))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PunktfunkWire
+import SystemClock
 
 /// The host's feedback onto the pads, on the input thread: rumble (0xCA) through FF_RUMBLE or,
 /// on a DualSense with its hidraw node, through the output report with the lightbar, player
@@ -29,6 +30,8 @@ struct PadFeedback {
         /// LED class attribute files and their values when we found them.
         var savedLEDs: [(path: String, value: String)] = []
         var slot: Int
+        /// When to re-apply the slot's state (after the driver's own start-up reports), ns.
+        var reapplyAt: UInt64?
 
         init(fd: Int32, path: String, transport: DualSenseOutput.Transport, slot: Int) {
             self.fd = fd; self.path = path; self.transport = transport; self.slot = slot
@@ -58,8 +61,13 @@ struct PadFeedback {
             }
         }
         outputs[id] = link
-        if wanted[slot] != DualSenseOutput() { write(link, wanted[slot]) }
+        // The driver writes its own lightbar and player LEDs as it finishes binding; the slot's
+        // state goes after them.
+        if wanted[slot] != DualSenseOutput() { link.reapplyAt = MonotonicClock.nowNs() + Self.reapplyDelayNs }
     }
+
+    /// How long after a pad appears its state is re-applied.
+    static let reapplyDelayNs: UInt64 = 300_000_000
 
     mutating func detach(pad id: Int) { outputs[id] = nil }
 
@@ -101,6 +109,13 @@ struct PadFeedback {
     /// Stops DualSense motors whose lease ran out.
     mutating func tick(nowNs: UInt64, devices: InputServiceLoopAccess) {
         let loop = devices
+        for link in outputs.values {
+            if let at = link.reapplyAt, nowNs >= at {
+                link.reapplyAt = nil
+                link.applied = nil
+                write(link, wanted[link.slot])
+            }
+        }
         for slot in 0..<Gamepad.maxPads {
             guard let d = rumbleDeadline[slot], nowNs >= d else { continue }
             rumbleDeadline[slot] = nil
@@ -112,6 +127,7 @@ struct PadFeedback {
     /// Milliseconds until the next lease runs out (for the epoll timeout), capped at 100.
     func nextDeadlineMs(nowNs: UInt64) -> Int32 {
         var ms: Int32 = 100
+        for link in outputs.values { if let d = link.reapplyAt { ms = min(ms, Int32(clamping: (d > nowNs ? d - nowNs : 0) / 1_000_000 + 1)) } }
         for d in rumbleDeadline { if let d { ms = min(ms, Int32(clamping: (d > nowNs ? d - nowNs : 0) / 1_000_000 + 1)) } }
         return ms
     }

@@ -281,7 +281,7 @@ import PunktfunkWire
         let sent = sink.take()
         #expect(GamepadSnapshot(sent.compactMap { if case .event(let e, _) = $0 { e } else { nil } }[0])?.buttons == [.touchpad])
         #expect(sent.last == .rich(.touchpadEx(pad: 0, surface: 0, finger: 0, touching: true, click: true,
-                                                x: 32767, y: -32767, pressure: 0)))
+                                                x: 32767, y: -32768, pressure: 0)))
         m.frame(5, [(EV.abs, EV.absY, 8192), (EV.abs, EV.absRX, 1024)])
         #expect(sink.take() == [.rich(.motion(pad: 0, gyro: SIMD3(20, 0, 0), accel: SIMD3(0, 10_000, 0)))])
     }
@@ -289,7 +289,10 @@ import PunktfunkWire
     @Test func axisRangesNormalise() {
         let r = AxisRange(minimum: -128, maximum: 127)
         #expect(r.stick(127) == 32767)
-        #expect(r.stick(-128) == -32767)
+        #expect(r.stick(-128) == -32768)
+        #expect(r.stick(0) == 0)
+        #expect(AxisRange(minimum: 0, maximum: 255).stick(128) == 0)     // a DualSense stick at rest
+        #expect(AxisRange(minimum: 0, maximum: 255).stick(0) == -32768)
         #expect(r.stick(127, invert: true) <= -32767)
         #expect(AxisRange(minimum: 5, maximum: 5).stick(5) == 0)
         #expect(AxisRange(minimum: 0, maximum: 1023).trigger(1023) == 255)

@@ -3,6 +3,7 @@
 #   $cache/<kver>/vmlinuz, initrd.gz   Debian kernel + busybox initramfs (init, modules in load order)
 #   $cache/<kver>/vkms.ko              vkms built out of tree from linux-source-6.1 (Debian ships none)
 #   $cache/bin/kmstool                 guest-side libdrm helper (guest/kmstool.c)
+#   $cache/bin/inputtool               guest-side uinput/uhid device maker (guest/inputtool.c)
 # Idempotent: each artefact is rebuilt only when missing or older than its inputs.
 # usage: build-guest.sh CACHE_DIR KERNEL_VERSION        (run.sh passes both)
 set -euo pipefail
@@ -17,6 +18,11 @@ log() { echo "vm-build: $*" >&2; }
 if [ ! -x "$cache/bin/kmstool" ] || [ "$here/guest/kmstool.c" -nt "$cache/bin/kmstool" ]; then
   log "compiling kmstool"
   gcc -O2 -Wall -Wextra -o "$cache/bin/kmstool" "$here/guest/kmstool.c" $(pkg-config --cflags --libs libdrm)
+fi
+
+if [ ! -x "$cache/bin/inputtool" ] || [ "$here/guest/inputtool.c" -nt "$cache/bin/inputtool" ]; then
+  log "compiling inputtool"
+  gcc -O2 -Wall -Wextra -o "$cache/bin/inputtool" "$here/guest/inputtool.c"
 fi
 
 # --- kernel package: downloaded, unpacked, module index rebuilt for modprobe --show-depends
@@ -62,7 +68,8 @@ if [ ! -f "$k/initrd.gz" ] || [ "$here/init" -nt "$k/initrd.gz" ] || [ "$k/vkms.
   if ldd "$root/bin/busybox" >/dev/null 2>&1; then echo "vm-build: busybox is not static (install busybox-static)" >&2; exit 1; fi
   cp "$here/init" "$root/init" && chmod 755 "$root/init"
   n=10
-  for m in bochs virtio-gpu 9pnet_virtio 9p virtio_pci vgem; do
+  # evdev, uinput, uhid + hid-playstation (ff-memless, led-class-multicolor): the input check
+  for m in bochs virtio-gpu 9pnet_virtio 9p virtio_pci vgem evdev uinput uhid hid-playstation; do
     modprobe -d "$k/kernel" -S "$kver" --show-depends "$m"
   done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
     name=$(basename "$ko")

@@ -7,7 +7,7 @@
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt" to run (default all;
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input" to run (default all;
 #                 for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
@@ -24,6 +24,11 @@ if [ -z "${PF_VM_KIOSK:-}" ]; then
   echo "vm-harness: swift build -c release --product punktfunk-kiosk" >&2
   (cd "$repo" && swift build -c release --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
 fi
+if [ -z "${PF_VM_TESTHOST:-}" ]; then
+  echo "vm-harness: swift build -c release --product pf-testhost" >&2
+  (cd "$repo" && swift build -c release --product pf-testhost >&2) || fail "building the release pf-testhost failed"
+fi
+testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
 kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
 [ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
 
@@ -71,11 +76,13 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
 KMSTOOL='$cache/bin/kmstool'
+INPUTTOOL='$cache/bin/inputtool'
+TESTHOST='$testhost'
 FIXTURES='$fixtures'
 GLASS_FIXTURES='glass-1280x800.hevc glass-1024x768.hevc'
 SMALL_FIXTURE='small-320x240.hevc'

@@ -921,6 +921,9 @@ def main():
                       env["DEMO_FIXTURE"], [int(x) for x in env["OVERLAY_DEMO_FRAMES"].split(",")])
     if "vt" in checks:
         check_vt(a.out, a.fixtures, env["VT_FIXTURE"])
+    if "input" in checks:
+        from verify_input import check_input
+        check_input(a.out, report)
     failed = RESULTS.count(False)
     print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not RESULTS else 0

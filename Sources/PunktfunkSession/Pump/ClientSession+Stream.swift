@@ -156,7 +156,13 @@ extension ClientSession {
             outDatagrams.removeAll(keepingCapacity: true)
             outControls.removeAll(keepingCapacity: true)
             if quitting {
-                _ = try? driver.wait(timeout: 0)   // flush them before the close
+                // Let the last items (key releases on the control stream) reach the host before
+                // the close: until acknowledged, at most 200 ms.
+                let lingerEnd = MonotonicClock.nowNs() + 200_000_000
+                repeat {
+                    _ = try? driver.wait(timeout: 5_000_000)
+                } while connection.hasUnacknowledgedStreamData && connection.state == .established
+                    && MonotonicClock.nowNs() < lingerEnd
                 break
             }
 

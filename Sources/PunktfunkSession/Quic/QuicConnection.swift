@@ -46,6 +46,8 @@ public final class QuicConnection {
     /// the peer, or the peer takes none).
     public private(set) var droppedDatagrams = 0
     public let localAddress: SocketAddress
+    /// Some stream bytes written are not yet acknowledged by the peer.
+    public var hasUnacknowledgedStreamData: Bool { sendBuffers.values.contains { !$0.isAcknowledged } }
 
     // MARK: owned C state
 

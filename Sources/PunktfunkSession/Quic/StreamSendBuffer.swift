@@ -24,6 +24,8 @@ final class StreamSendBuffer {
     var unsentCount: Int { Int(endOffset - sentOffset) }
     /// True while there are bytes or a FIN still to send.
     var hasUnsent: Bool { unsentCount > 0 || (finQueued && !finSent) }
+    /// Every byte written was acknowledged by the peer.
+    var isAcknowledged: Bool { ackedOffset >= endOffset }
 
     func append(_ bytes: some Collection<UInt8>) {
         guard !bytes.isEmpty else { return }

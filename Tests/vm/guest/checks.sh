@@ -303,6 +303,13 @@ if selected vt; then
   stamp vt
 fi
 
+# --- input: real evdev devices (uinput, uhid + hid-playstation) into a session with pf-testhost
+if selected input; then
+  . "$(dirname "$0")/input-check.sh"
+  input_run
+  stamp input
+fi
+
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
 stamp checks-end

@@ -1,0 +1,160 @@
+"""The `input` check's judgement (imported by verify.py): what pf-testhost received from the
+kiosk's real evdev devices, and what the devices received back (FF on the uinput pad, output
+reports on the uhid DualSense). Evidence from Tests/vm/guest/input-check.sh."""
+import json
+import os
+
+GAMEPAD_STATE, GAMEPAD_REMOVE, GAMEPAD_ARRIVAL = 12, 13, 14
+BTN_A, BTN_B = 0x1000, 0x2000
+
+
+def _jsonl(path):
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        pass
+    except OSError:
+        pass
+    return out
+
+
+def _i32(v):
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _i16(v):
+    v &= 0xFFFF
+    return v - 0x10000 if v >= 0x8000 else v
+
+
+def _state(e):
+    x, y = e["x"] & 0xFFFFFFFF, e["y"] & 0xFFFFFFFF
+    f = e["flags"]
+    return (e["code"], _i16(x >> 16), _i16(x), _i16(y >> 16), _i16(y), (f >> 16) & 0xFF, (f >> 8) & 0xFF)
+
+
+NEUTRAL = (0, 0, 0, 0, 0, 0, 0)
+
+
+def _report(**fields):
+    r = bytearray(63)
+    r[0] = 0x02
+    for k, v in fields.items():
+        for i, b in enumerate(v if isinstance(v, (bytes, bytearray, list)) else [v]):
+            r[int(k[1:]) + i] = b
+    return bytes(r).hex()
+
+
+def check_input(out, report):
+    host = _jsonl(os.path.join(out, "input-host.jsonl"))
+    tool = _jsonl(os.path.join(out, "input-tool.jsonl"))
+    rc = open(os.path.join(out, "input-kiosk.rc")).read().strip() if os.path.exists(os.path.join(out, "input-kiosk.rc")) else "?"
+    events = [e for e in host if "kind" in e]
+    problems = []
+
+    # slots by the arrivals' pad kinds (1 Xbox 360, 2 DualSense)
+    arrivals = [(e["code"], e["flags"] & 0xFF, i) for i, e in enumerate(events) if e["kind"] == GAMEPAD_ARRIVAL]
+    xslot = next((s for k, s, _ in arrivals if k == 1), None)
+    dslot = next((s for k, s, _ in arrivals if k == 2), None)
+    if xslot is None or dslot is None:
+        problems.append(f"arrivals {[(k, s) for k, s, _ in arrivals]} lack the Xbox pad or the DualSense")
+
+    # keys: exactly A down/up, then left shift down/up (the release at SIGTERM), all on the control stream
+    keys = [(e["via"], e["kind"], e["code"]) for e in events if e["kind"] in (0, 1)]
+    want_keys = [("control", 0, 0x41), ("control", 1, 0x41), ("control", 0, 0xA0), ("control", 1, 0xA0)]
+    if keys != want_keys:
+        problems.append(f"keys {keys} != {want_keys}")
+
+    # mouse: motion summed per frame, left click, one detent as normalised wheel scroll (v120 × 256)
+    mouse = [(e["kind"], e["code"], _i32(e["x"]), _i32(e["y"]), e["flags"]) for e in events if e["kind"] in (2, 4, 5, 6, 16)]
+    want_mouse = [(2, 0, 5, -3, 0), (4, 1, 0, 0, 0), (5, 1, 0, 0, 0), (16, 0, 30720, 0, 1)]
+    if mouse != want_mouse:
+        problems.append(f"mouse {mouse} != {want_mouse}")
+
+    def states(slot):
+        seq, last = [], None
+        for e in events:
+            if e["kind"] == GAMEPAD_STATE and e["flags"] & 0xFF == slot:
+                s = _state(e)
+                if s != last:
+                    seq.append(s)
+                last = s
+            elif e["kind"] == GAMEPAD_REMOVE and e["flags"] & 0xFF == slot:
+                if last != "removed":
+                    seq.append("removed")
+                last = "removed"
+        return seq
+
+    if xslot is not None:
+        xs = states(xslot)
+        want = [(BTN_A, 0, 0, 0, 0, 0, 0), (BTN_A, 32767, 0, 0, 0, 0, 0), NEUTRAL, (BTN_B, 0, 0, 0, 0, 0, 0), NEUTRAL]
+        if xs != want:
+            problems.append(f"xbox pad states {xs} != {want}")
+    if dslot is not None:
+        ds = states(dslot)
+        want = [(BTN_A, 0, 0, 0, 0, 0, 0), NEUTRAL, (BTN_A, 0, 0, 0, 0, 0, 0), "removed"]
+        if ds != want:
+            problems.append(f"DualSense states {ds} != {want}")
+        removed_at = next((i for i, e in enumerate(events) if e["kind"] == GAMEPAD_REMOVE and e["flags"] & 0xFF == dslot), None)
+        back = [s for k, s, i in arrivals if k == 2 and removed_at is not None and i > removed_at]
+        if not back or back[0] != dslot:
+            problems.append(f"the replugged DualSense came back in slots {back}, not {dslot}")
+
+    # nothing held at the end: keys and mouse buttons balanced, every pad neutral or removed
+    held = set()
+    for e in events:
+        if e["kind"] in (0, 4):
+            held.add((e["kind"], e["code"]))
+        elif e["kind"] in (1, 5):
+            held.discard((e["kind"] - 1, e["code"]))
+    if held:
+        problems.append(f"left held: {sorted(held)}")
+
+    # force feedback on the uinput pad: the v2 rumble for its slot (low → strong, high → weak, ttl
+    # as the effect length) uploaded and played; stopped at the session end
+    ff = [t for t in tool if "ff" in t]
+    up = next((t for t in ff if t["ff"] == "upload" and t["strong"] == 0x4000 and t["weak"] == 0x8000 and t["length_ms"] == 500), None)
+    played = up is not None and any(t["ff"] == "play" and t["id"] == up["id"] for t in ff)
+    stopped = up is not None and ff and ff[-1]["ff"] == "stop" and ff[-1]["id"] == up["id"]
+    if not (up and played and stopped):
+        problems.append(f"force feedback {ff[:8]} lacks the upload/play of 0x4000/0x8000 for 500 ms or the final stop")
+
+    # DualSense output reports: each host datagram as one report carrying only its flags, in order
+    outputs = [t["ds_output"] for t in tool if "ds_output" in t]
+    want_reports = [
+        ("rumble", _report(b1=0x03, b3=[0x80, 0x40], b39=0x04)),
+        ("lightbar", _report(b2=0x04, b45=[0x0A, 0x14, 0x1E])),
+        ("player LEDs", _report(b2=0x10, b44=0x04)),
+        ("R2 effect", _report(b1=0x04, b11=[0x21, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])),
+        ("mic LED", _report(b2=0x01, b9=0x01)),
+    ]
+    pos = 0
+    for name, hexr in want_reports:
+        try:
+            pos = outputs.index(hexr, pos) + 1
+        except ValueError:
+            problems.append(f"no {name} report {hexr[:24]}… in order among {len(outputs)} DualSense output reports")
+            break
+    lease_end = _report(b1=0x03, b39=0x04)
+    if lease_end not in outputs:
+        problems.append("the 500 ms rumble lease did not end with a motors-off report")
+    # after the replug the pad gets its whole state back in one report
+    reapplied = [o for o in outputs if o.startswith("02") and bytes.fromhex(o)[45:48] == bytes([0x0A, 0x14, 0x1E])
+                 and bytes.fromhex(o)[2] & 0x15 == 0x15]
+    if not reapplied:
+        problems.append("no report re-applied lightbar, player LEDs and mic LED together after the replug")
+    end = _report(b1=0x0F, b2=0x08, b39=0x04)
+    if end not in outputs:
+        problems.append("no session-end report (motors off, both trigger effects released, LEDs released)")
+
+    if rc != "143":
+        problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
+    report(not problems, "input", "; ".join(problems) if problems else
+           f"{len(events)} input events (keys {len(keys)}, pad slots xbox {xslot} / DualSense {dslot}, replug kept the slot), "
+           f"{len(ff)} FF records, {len(outputs)} DualSense output reports, nothing held after SIGTERM")
