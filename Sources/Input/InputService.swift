@@ -155,6 +155,7 @@ public final class InputService: @unchecked Sendable {
             // Let go of everything: host first (releases leave before the session ends), then
             // the devices' feedback, then the grabs.
             mapper.releaseAll()
+            mapper.setPolicy(nil)        // the pads stay: no removal goes out for them
             feedback.reset(devices: self)
             publish()
             for id in Array(devices.keys) { drop(id, reason: nil) }

@@ -121,7 +121,7 @@ def check_input(out, report):
     ff = [t for t in tool if "ff" in t]
     up = next((t for t in ff if t["ff"] == "upload" and t["strong"] == 0x4000 and t["weak"] == 0x8000 and t["length_ms"] == 500), None)
     played = up is not None and any(t["ff"] == "play" and t["id"] == up["id"] for t in ff)
-    stopped = up is not None and ff and ff[-1]["ff"] == "stop" and ff[-1]["id"] == up["id"]
+    stopped = up is not None and any(t["ff"] == "stop" and t["id"] == up["id"] and t["t_ms"] > up["t_ms"] for t in ff)
     if not (up and played and stopped):
         problems.append(f"force feedback {ff[:8]} lacks the upload/play of 0x4000/0x8000 for 500 ms or the final stop")
 

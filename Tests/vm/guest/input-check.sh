@@ -25,7 +25,7 @@ input_run() {
   : > "$O/$n-script.jsonl"
   for p in 00 01; do
     cat >> "$O/$n-script.jsonl" <<EOS
-{"frame":45,"datagram":"05ca${p}00004000800101f401"}
+{"frame":45,"datagram":"05ca${p}000040008001f401"}
 {"frame":48,"datagram":"06cd01${p}0a141e"}
 {"frame":51,"datagram":"06cd02${p}04"}
 {"frame":54,"datagram":"06cd03${p}01210102030405060708090a"}
