@@ -6,11 +6,16 @@ import PunktfunkWire
 @Suite struct HeldStateTests {
     @Test func onlyPressesThatWentOutAreReleased() {
         var h = HeldState()
-        #expect(!h.key(vk: 0x41, down: false))     // down before the stream: no release
-        #expect(h.key(vk: 0x41, down: true))
-        #expect(!h.key(vk: 0x41, down: true))      // no second press
-        #expect(h.key(vk: 0xFF, down: true))       // the last VK bit
-        #expect(h.mouseButton(.x2, down: true))
+        let r1 = h.key(vk: 0x41, down: false)     // down before the stream: no release
+        #expect(!r1)
+        let r2 = h.key(vk: 0x41, down: true)
+        #expect(r2)
+        let r3 = h.key(vk: 0x41, down: true)      // no second press
+        #expect(!r3)
+        let r4 = h.key(vk: 0xFF, down: true)       // the last VK bit
+        #expect(r4)
+        let r5 = h.mouseButton(.x2, down: true)
+        #expect(r5)
         var pad = PadWireState()
         pad.buttons = [.a]
         pad.rightTrigger = 9
@@ -20,7 +25,8 @@ import PunktfunkWire
         let r = h.releaseAll()
         #expect(r.keys == [0x41, 0xFF] && r.mouseButtons == [.x2] && r.pads == [3])
         #expect(h.isEmpty)
-        #expect(!h.key(vk: 0x41, down: false))
+        let r6 = h.key(vk: 0x41, down: false)
+        #expect(!r6)
     }
 
     @Test func chordArmsWhenAllPartsAreDownAndFiresOnTheLastRelease() {
