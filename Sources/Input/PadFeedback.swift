@@ -83,9 +83,11 @@ struct PadFeedback {
                 lastRumbleSeq[slot] = env.seq
             }
             let ttl = r.envelope?.ttlMs ?? 0
+            // The lease: when it runs out without a renewal, the motors stop (the FF effect's own
+            // length does the same on drivers that honour it).
+            rumbleDeadline[slot] = ttl > 0 && (r.low != 0 || r.high != 0) ? nowNs + UInt64(ttl) * 1_000_000 : nil
             if let (id, _) = loop.padDevice(slot: slot), let link = outputs[id] {
                 wanted[slot].rumble(low: r.low, high: r.high)
-                rumbleDeadline[slot] = ttl > 0 && (r.low != 0 || r.high != 0) ? nowNs + UInt64(ttl) * 1_000_000 : nil
                 write(link, wanted[slot])
             } else if let (_, device) = loop.padDevice(slot: slot), let why = device.rumble(strong: r.low, weak: r.high, lengthMs: ttl) {
                 say(why)
@@ -119,8 +121,13 @@ struct PadFeedback {
         for slot in 0..<Gamepad.maxPads {
             guard let d = rumbleDeadline[slot], nowNs >= d else { continue }
             rumbleDeadline[slot] = nil
-            wanted[slot].rumble(low: 0, high: 0)
-            if let (id, _) = loop.padDevice(slot: slot), let link = outputs[id] { write(link, wanted[slot]) }
+            guard let (id, device) = loop.padDevice(slot: slot) else { continue }
+            if let link = outputs[id] {
+                wanted[slot].rumble(low: 0, high: 0)
+                write(link, wanted[slot])
+            } else if let why = device.rumble(strong: 0, weak: 0, lengthMs: 0) {
+                say(why)
+            }
         }
     }
 

@@ -3,6 +3,8 @@ kiosk's real evdev devices, and what the devices received back (FF on the uinput
 reports on the uhid DualSense). Evidence from Tests/vm/guest/input-check.sh."""
 import json
 import os
+import re
+import zlib
 
 GAMEPAD_STATE, GAMEPAD_REMOVE, GAMEPAD_ARRIVAL = 12, 13, 14
 BTN_A, BTN_B = 0x1000, 0x2000
@@ -61,9 +63,12 @@ def check_input(out, report):
     # slots by the arrivals' pad kinds (1 Xbox 360, 2 DualSense)
     arrivals = [(e["code"], e["flags"] & 0xFF, i) for i, e in enumerate(events) if e["kind"] == GAMEPAD_ARRIVAL]
     xslot = next((s for k, s, _ in arrivals if k == 1), None)
-    dslot = next((s for k, s, _ in arrivals if k == 2), None)
-    if xslot is None or dslot is None:
-        problems.append(f"arrivals {[(k, s) for k, s, _ in arrivals]} lack the Xbox pad or the DualSense")
+    stderr = open(os.path.join(out, "input-kiosk.stderr"), errors="replace").read() if os.path.exists(os.path.join(out, "input-kiosk.stderr")) else ""
+    m = re.search(r'Controller BT" is a gamepad \(dualsense\) in slot (\d+)', stderr)
+    bslot = int(m.group(1)) if m else None
+    dslot = next((s for k, s, _ in arrivals if k == 2 and s != bslot), None)
+    if xslot is None or dslot is None or bslot is None:
+        problems.append(f"arrivals {[(k, s) for k, s, _ in arrivals]} lack the Xbox pad or a DualSense (Bluetooth slot {bslot})")
 
     # keys: exactly A down/up, then left shift down/up (the release at SIGTERM), all on the control stream
     keys = [(e["via"], e["kind"], e["code"]) for e in events if e["kind"] in (0, 1)]
@@ -105,6 +110,10 @@ def check_input(out, report):
         back = [s for k, s, i in arrivals if k == 2 and removed_at is not None and i > removed_at]
         if not back or back[0] != dslot:
             problems.append(f"the replugged DualSense came back in slots {back}, not {dslot}")
+    if bslot is not None:
+        bs = states(bslot)
+        if bs != [(BTN_A, 0, 0, 0, 0, 0, 0), NEUTRAL]:
+            problems.append(f"Bluetooth DualSense states {bs} != [A, neutral]")
 
     # nothing held at the end: keys and mouse buttons balanced, every pad neutral or removed
     held = set()
@@ -126,7 +135,8 @@ def check_input(out, report):
         problems.append(f"force feedback {ff[:8]} lacks the upload/play of 0x4000/0x8000 for 500 ms or the final stop")
 
     # DualSense output reports: each host datagram as one report carrying only its flags, in order
-    outputs = [t["ds_output"] for t in tool if "ds_output" in t]
+    outputs = [t["ds_output"] for t in tool if "ds_output" in t and t.get("pad") == "usb"]
+    bt = [bytes.fromhex(t["ds_output"]) for t in tool if "ds_output" in t and t.get("pad") == "bt"]
     want_reports = [
         ("rumble", _report(b1=0x03, b3=[0x80, 0x40], b39=0x04)),
         ("lightbar", _report(b2=0x04, b45=[0x0A, 0x14, 0x1E])),
@@ -153,8 +163,29 @@ def check_input(out, report):
     if end not in outputs:
         problems.append("no session-end report (motors off, both trigger effects released, LEDs released)")
 
+    # Bluetooth: report 0x31, sequence in the high nibble, tag 0x10, the same block at byte 3, and
+    # a CRC-32 over 0xA2 + bytes 0…73 in the last four (checked with zlib)
+    bad_crc = [r.hex()[:16] for r in bt if len(r) != 78 or r[0] != 0x31
+               or zlib.crc32(bytes([0xA2]) + r[:74]) != int.from_bytes(r[74:78], "little")]
+    if bad_crc or not bt:
+        problems.append(f"{len(bad_crc)} of {len(bt)} Bluetooth output reports are not 78-byte 0x31 reports with a valid CRC")
+    blocks = [r[3:50].hex() for r in bt if len(r) == 78]
+    pos = 0
+    for name, hexr in want_reports:
+        block = bytes.fromhex(hexr)[1:48].hex()
+        try:
+            pos = blocks.index(block, pos) + 1
+        except ValueError:
+            problems.append(f"no Bluetooth {name} report in order among {len(blocks)}")
+            break
+    if bytes.fromhex(end)[1:48].hex() not in blocks:
+        problems.append("no Bluetooth session-end report")
+    ours = [r[1] >> 4 for r in bt if len(r) == 78 and r[3:50].hex() in {bytes.fromhex(h)[1:48].hex() for _, h in want_reports}]
+    if len(set(ours)) < len(ours):
+        problems.append(f"Bluetooth sequence numbers repeat: {ours}")
+
     if rc != "143":
         problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
     report(not problems, "input", "; ".join(problems) if problems else
            f"{len(events)} input events (keys {len(keys)}, pad slots xbox {xslot} / DualSense {dslot}, replug kept the slot), "
-           f"{len(ff)} FF records, {len(outputs)} DualSense output reports, nothing held after SIGTERM")
+           f"{len(ff)} FF records, {len(outputs)} USB / {len(bt)} Bluetooth DualSense output reports (CRC valid), nothing held after SIGTERM")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The `input` check (sourced by checks.sh; POSIX sh, root in the guest). Real kernel devices:
-# inputtool makes a uinput keyboard, mouse and Xbox 360-style pad (force feedback) and a uhid
-# DualSense bound by hid-playstation; pf-testhost (release) serves a session on lo and logs every
+# inputtool makes a uinput keyboard, mouse and Xbox 360-style pad (force feedback) and two uhid
+# DualSenses (USB and Bluetooth descriptors) bound by hid-playstation; pf-testhost (release) serves a session on lo and logs every
 # input item it receives; the kiosk (`connect --headless`, input on by default) reads the devices.
 # Scripted: key, mouse, wheel and pad input; the host's rumble and DualSense output (pf-testhost
 # --script); the DualSense unplugged mid-press and plugged back; SIGTERM with a key and a pad
@@ -15,15 +15,15 @@ input_run() {
   "$INPUTTOOL" <&8 > "$O/$n-tool.jsonl" 2> "$O/$n-tool.stderr" &
   tool=$!
   say() { echo "$1" >&8; }
-  for d in kbd mouse pad ds; do say "create $d"; done
-  wait_for "$O/$n-tool.jsonl" '@@CREATED ds' 10 || echo "$n: inputtool did not create the DualSense: $(cat "$O/$n-tool.stderr")"
+  for d in kbd mouse pad ds dsbt; do say "create $d"; done
+  wait_for "$O/$n-tool.jsonl" '@@CREATED dsbt' 10 || echo "$n: inputtool did not create the DualSenses: $(cat "$O/$n-tool.stderr")"
   # hid-playstation binds within ~0.7 s; its touchpad and motion nodes come last
-  i=0; while [ $i -lt 50 ] && ! ls /sys/bus/hid/devices/0003:054C:0CE6.*/input/input*/name 2>/dev/null | grep -q .; do sleep 0.1; i=$((i + 1)); done
+  i=0; while [ $i -lt 50 ] && ! ls /sys/bus/hid/devices/0005:054C:0CE6.*/input/input*/name 2>/dev/null | grep -q .; do sleep 0.1; i=$((i + 1)); done
   sleep 1
   # rumble v2 (pad, low 0x4000, high 0x8000, seq 1, ttl 500 ms) and DualSense output for pads 0
   # and 1, from frame 45 (1.5 s at 30 fps after the session started)
   : > "$O/$n-script.jsonl"
-  for p in 00 01; do
+  for p in 00 01 02; do
     cat >> "$O/$n-script.jsonl" <<EOS
 {"frame":45,"datagram":"05ca${p}000040008001f401"}
 {"frame":48,"datagram":"06cd01${p}0a141e"}
@@ -41,7 +41,7 @@ EOS
     --seconds 60 < /dev/null > "$O/$n-kiosk.stdout" 2> "$O/$n-kiosk.stderr" &
   kiosk=$!
   wait_for "$O/$n-kiosk.stdout" '"second"' 40 || echo "$n: no stats line from the kiosk: $(head -c 400 "$O/$n-kiosk.stderr")"
-  wait_for "$O/$n-kiosk.stderr" 'pad motion sensor' 10 || echo "$n: the DualSense's nodes were not all taken"
+  i=0; while [ "$(grep -c 'pad motion sensor' "$O/$n-kiosk.stderr")" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   stamp input-session
   step() { echo "$1" >> "$O/$n-steps.log"; say "mark $1"; }
   ev() { say "ev $*"; }
@@ -52,10 +52,11 @@ EOS
   step pad;   ev pad 1 304 1; ev pad 0 0 0; sleep 0.2; ev pad 3 0 32767; ev pad 0 0 0; sleep 0.2
               ev pad 1 304 0; ev pad 3 0 0; ev pad 0 0 0; sleep 0.4
   step ds;    say "ds 28 00 00"; sleep 0.3; say "ds 08 00 00"; sleep 0.4
+  step dsbt;  say "dsbt 28 00 00"; sleep 0.3; say "dsbt 08 00 00"; sleep 0.4
   sleep 2     # the scripted rumble and DualSense output arrive meanwhile
   step unplug; say "ds 28 00 00"; sleep 0.3; say "destroy ds"; sleep 1
   step replug; say "create ds"
-  i=0; while [ "$(grep -c 'gamepad (dualsense)' "$O/$n-kiosk.stderr")" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  i=0; while [ "$(grep -c 'gamepad (dualsense)' "$O/$n-kiosk.stderr")" -lt 3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   sleep 1.5
   step term;  ev kbd 1 42 1; ev kbd 0 0 0; ev pad 1 305 1; ev pad 0 0 0; sleep 0.5
   kill -TERM $kiosk 2>/dev/null

@@ -5,11 +5,12 @@
 // DualSense receives. Evidence: one JSON line per record on stdout.
 //
 // Commands (one per line on stdin):
-//   create kbd|mouse|pad|ds     create the device ("@@CREATED <name>" when its uinput node is up)
+//   create kbd|mouse|pad|ds|dsbt  create the device ("@@CREATED <name>"); ds is a DualSense on USB,
+//                               dsbt one on Bluetooth (its own descriptor, reports 0x31 with CRC-32)
 //   destroy <name>              unplug it
 //   ev <name> TYPE CODE VALUE   write one input_event to a uinput device (SYN included by the caller)
-//   ds B0 B1 B2                 a DualSense USB input report 0x01 with these button bytes (hex),
-//                               sticks centred, triggers released, hat in B0's low nibble
+//   ds|dsbt B0 B1 B2            a DualSense input report (USB 0x01, Bluetooth 0x31 + CRC) with these
+//                               button bytes (hex), sticks centred, triggers released, hat in B0's low nibble
 //   mark TEXT                   echo "@@MARK TEXT" (ordering in the log)
 //   quit
 #include <errno.h>
@@ -154,14 +155,48 @@ static const uint8_t ds_rdesc[] = {
     0x85, 0xF4, 0x09, 0x35, 0x95, 0x3F, 0xB1, 0x02, 0x85, 0xF5, 0x09, 0x36, 0x95, 0x03, 0xB1, 0x02,
     0xC0};
 
-static int dsfd = -1;
-static uint8_t ds_seq;
+// A Bluetooth DualSense descriptor with the reports hid-playstation uses over Bluetooth: input
+// 0x01 (simple) and 0x31 (full, 78 bytes with id), output 0x31, features 0x05, 0x09, 0x20 (their
+// sizes as on the pad; the driver checks a CRC-32 in their last 4 bytes). Built for the test.
+static const uint8_t ds_bt_rdesc[] = {
+    0x05, 0x01, 0x09, 0x05, 0xA1, 0x01,
+    0x85, 0x01, 0x06, 0x00, 0xFF, 0x09, 0x20, 0x15, 0x00, 0x26, 0xFF, 0x00, 0x75, 0x08, 0x95, 0x09, 0x81, 0x02,
+    0x85, 0x31, 0x09, 0x21, 0x95, 0x4D, 0x81, 0x02,
+    0x85, 0x31, 0x09, 0x22, 0x95, 0x4D, 0x91, 0x02,
+    0x85, 0x05, 0x09, 0x33, 0x95, 0x28, 0xB1, 0x02,
+    0x85, 0x09, 0x09, 0x24, 0x95, 0x13, 0xB1, 0x02,
+    0x85, 0x20, 0x09, 0x26, 0x95, 0x3F, 0xB1, 0x02,
+    0xC0};
+
+enum { USB, BT, NDS };
+static int dsfds[NDS] = {-1, -1};
+static uint8_t ds_seqs[NDS];
+static int dsfd = -1;   // the pad being served (set before each call below)
+
+// CRC-32 (IEEE, zlib) of `seed` followed by `n` bytes.
+static uint32_t crc32_seeded(uint8_t seed, const uint8_t *b, size_t n) {
+    uint32_t c = 0xFFFFFFFF;
+    for (size_t i = 0; i <= n; i++) {
+        c ^= i == 0 ? seed : b[i - 1];
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320 ^ (c >> 1) : c >> 1;
+    }
+    return ~c;
+}
+
+static void put32(uint8_t *b, uint32_t v) { b[0] = v; b[1] = v >> 8; b[2] = v >> 16; b[3] = v >> 24; }
 
 static void put16(uint8_t *b, int v) { b[0] = v & 0xFF; b[1] = (v >> 8) & 0xFF; }
 
 // Feature reports hid-playstation reads at probe: calibration 0x05, pairing info 0x09 (the MAC
 // becomes the input devices' uniq), firmware info 0x20.
-static int ds_feature(uint8_t id, uint8_t *out) {
+static int ds_feature_body(uint8_t id, uint8_t *out, int bt);
+static int ds_feature(uint8_t id, uint8_t *out, int bt) {
+    int n = ds_feature_body(id, out, bt);
+    if (bt && n > 4) put32(out + n - 4, crc32_seeded(0xA3, out, n - 4));
+    return n;
+}
+
+static int ds_feature_body(uint8_t id, uint8_t *out, int bt) {
     memset(out, 0, 64);
     out[0] = id;
     if (id == 0x05) {
@@ -170,7 +205,7 @@ static int ds_feature(uint8_t id, uint8_t *out) {
         return 41;
     }
     if (id == 0x09) {
-        const uint8_t mac[6] = {0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC};
+        const uint8_t mac[6] = {0x12, 0x34, 0x56, 0x78, 0x9A, bt ? 0xBD : 0xBC};
         memcpy(out + 1, mac, 6);
         return 20;
     }
@@ -190,25 +225,28 @@ static void uhid_write(struct uhid_event *ev) {
     if (write(dsfd, ev, sizeof *ev) < 0) fprintf(stderr, "inputtool: uhid write: %s\n", strerror(errno));
 }
 
-static int create_ds(void) {
-    dsfd = open("/dev/uhid", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+static int create_ds(int bt) {
+    dsfd = dsfds[bt] = open("/dev/uhid", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (dsfd < 0) { fprintf(stderr, "inputtool: /dev/uhid: %s\n", strerror(errno)); return -1; }
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = UHID_CREATE2;
-    strcpy((char *)ev.u.create2.name, "Sony Interactive Entertainment DualSense Wireless Controller");
-    strcpy((char *)ev.u.create2.phys, "harness/dualsense0");
-    ev.u.create2.rd_size = sizeof ds_rdesc;
-    ev.u.create2.bus = BUS_USB;
+    strcpy((char *)ev.u.create2.name, bt ? "Sony Interactive Entertainment DualSense Wireless Controller BT"
+                                         : "Sony Interactive Entertainment DualSense Wireless Controller");
+    strcpy((char *)ev.u.create2.phys, bt ? "harness/dualsense-bt" : "harness/dualsense0");
+    ev.u.create2.rd_size = bt ? sizeof ds_bt_rdesc : sizeof ds_rdesc;
+    ev.u.create2.bus = bt ? BUS_BLUETOOTH : BUS_USB;
     ev.u.create2.vendor = 0x054C;
     ev.u.create2.product = 0x0CE6;
     ev.u.create2.version = 0x8111;
-    memcpy(ev.u.create2.rd_data, ds_rdesc, sizeof ds_rdesc);
+    if (bt) memcpy(ev.u.create2.rd_data, ds_bt_rdesc, sizeof ds_bt_rdesc);
+    else memcpy(ev.u.create2.rd_data, ds_rdesc, sizeof ds_rdesc);
     uhid_write(&ev);
     return 0;
 }
 
-static void ds_events(void) {
+static void ds_events(int bt) {
+    dsfd = dsfds[bt];
     struct uhid_event ev;
     while (read(dsfd, &ev, sizeof ev) > 0) {
         if (ev.type == UHID_GET_REPORT) {
@@ -216,7 +254,7 @@ static void ds_events(void) {
             memset(&r, 0, sizeof r);
             r.type = UHID_GET_REPORT_REPLY;
             r.u.get_report_reply.id = ev.u.get_report.id;
-            int n = ds_feature(ev.u.get_report.rnum, r.u.get_report_reply.data);
+            int n = ds_feature(ev.u.get_report.rnum, r.u.get_report_reply.data, bt);
             r.u.get_report_reply.err = n ? 0 : EIO;
             r.u.get_report_reply.size = n;
             uhid_write(&r);
@@ -227,7 +265,7 @@ static void ds_events(void) {
             r.u.set_report_reply.id = ev.u.set_report.id;
             uhid_write(&r);
         } else if (ev.type == UHID_OUTPUT) {
-            printf("{\"t_ms\":%.1f,\"ds_output\":\"", now_ms());
+            printf("{\"t_ms\":%.1f,\"pad\":\"%s\",\"ds_output\":\"", now_ms(), bt ? "bt" : "usb");
             hexout(ev.u.output.data, ev.u.output.size);
             printf("\",\"rtype\":%d}\n", ev.u.output.rtype);
             fflush(stdout);
@@ -235,34 +273,42 @@ static void ds_events(void) {
     }
 }
 
-static void ds_input(uint8_t b0, uint8_t b1, uint8_t b2) {
+static void ds_input(int bt, uint8_t b0, uint8_t b1, uint8_t b2) {
+    dsfd = dsfds[bt];
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = UHID_INPUT2;
-    uint8_t *r = ev.u.input2.data;
-    r[0] = 0x01;
+    uint8_t *r = ev.u.input2.data + (bt ? 1 : 0);   // Bluetooth: 0x31, a tag byte, then the USB layout
+    if (bt) { ev.u.input2.data[0] = 0x31; ev.u.input2.data[1] = 0x00; }
+    r[0] = bt ? 0x00 : 0x01;
+    uint8_t *seqp = r + 7;
     r[1] = r[2] = r[3] = r[4] = 0x80;   // sticks centred
-    r[7] = ++ds_seq;
+    *seqp = ++ds_seqs[bt];
     r[8] = b0; r[9] = b1; r[10] = b2;
     put16(r + 16 + 6 + 2, 8192);         // accel y: 1 g
     r[33] = 0x80; r[37] = 0x81;          // both touch points inactive
     r[53] = 0x08;
     ev.u.input2.size = 64;
+    if (bt) {
+        ev.u.input2.size = 78;
+        put32(ev.u.input2.data + 74, crc32_seeded(0xA1, ev.u.input2.data, 74));
+    }
     uhid_write(&ev);
 }
 
-static void destroy_ds(void) {
+static void destroy_ds(int bt) {
+    dsfd = dsfds[bt];
     struct uhid_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = UHID_DESTROY;
     uhid_write(&ev);
     close(dsfd);
-    dsfd = -1;
+    dsfd = dsfds[bt] = -1;
 }
 
 static int named(const char *n) {
     for (int i = 0; i < NDEV; i++) if (!strcmp(n, dev_names[i])) return i;
-    return strcmp(n, "ds") == 0 ? NDEV : -1;
+    return strcmp(n, "ds") == 0 ? NDEV : strcmp(n, "dsbt") == 0 ? NDEV + 1 : -1;
 }
 
 static void command(char *line) {
@@ -271,7 +317,7 @@ static void command(char *line) {
     unsigned x, y, z;
     if (sscanf(line, "create %31s", a) == 1) {
         int d = named(a);
-        if (d == NDEV) { if (create_ds() == 0) printf("@@CREATED ds\n"); }
+        if (d >= NDEV) { if (create_ds(d - NDEV) == 0) printf("@@CREATED %s\n", a); }
         else if (d >= 0 && ufd[d] < 0 && (ufd[d] = create_uinput(d)) >= 0) {
             char sys[64] = "";
             ioctl(ufd[d], UI_GET_SYSNAME(sizeof sys), sys);
@@ -279,14 +325,16 @@ static void command(char *line) {
         }
     } else if (sscanf(line, "destroy %31s", a) == 1) {
         int d = named(a);
-        if (d == NDEV && dsfd >= 0) destroy_ds();
+        if (d >= NDEV && dsfds[d - NDEV] >= 0) destroy_ds(d - NDEV);
         else if (d >= 0 && d < NDEV && ufd[d] >= 0) { ioctl(ufd[d], UI_DEV_DESTROY); close(ufd[d]); ufd[d] = -1; }
         printf("@@DESTROYED %s\n", a);
     } else if (sscanf(line, "ev %31s %d %d %d", a, &t, &c, &v) == 4) {
         int d = named(a);
         if (d >= 0 && d < NDEV && ufd[d] >= 0) emit(ufd[d], t, c, v);
+    } else if (sscanf(line, "dsbt %x %x %x", &x, &y, &z) == 3) {
+        if (dsfds[BT] >= 0) ds_input(BT, x, y, z);
     } else if (sscanf(line, "ds %x %x %x", &x, &y, &z) == 3) {
-        if (dsfd >= 0) ds_input(x, y, z);
+        if (dsfds[USB] >= 0) ds_input(USB, x, y, z);
     } else if (sscanf(line, "mark %31s", b) == 1) {
         printf("@@MARK %s\n", b);
     }
@@ -298,10 +346,11 @@ int main(void) {
     char buf[4096];
     size_t have = 0;
     for (;;) {
-        struct pollfd p[3] = {{0, POLLIN, 0}, {ufd[PAD], POLLIN, 0}, {dsfd, POLLIN, 0}};
-        if (poll(p, 3, 1000) < 0 && errno != EINTR) return 1;
+        struct pollfd p[4] = {{0, POLLIN, 0}, {ufd[PAD], POLLIN, 0}, {dsfds[USB], POLLIN, 0}, {dsfds[BT], POLLIN, 0}};
+        if (poll(p, 4, 1000) < 0 && errno != EINTR) return 1;
         if (p[1].revents & POLLIN) pad_ff(ufd[PAD]);
-        if (p[2].revents & POLLIN) ds_events();
+        if (p[2].revents & POLLIN) ds_events(USB);
+        if (p[3].revents & POLLIN) ds_events(BT);
         if (p[0].revents & (POLLIN | POLLHUP)) {
             ssize_t n = read(0, buf + have, sizeof buf - 1 - have);
             if (n <= 0) break;
