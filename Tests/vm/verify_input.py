@@ -180,7 +180,11 @@ def check_input(out, report):
             break
     if bytes.fromhex(end)[1:48].hex() not in blocks:
         problems.append("no Bluetooth session-end report")
-    ours = [r[1] >> 4 for r in bt if len(r) == 78 and r[3:50].hex() in {bytes.fromhex(h)[1:48].hex() for _, h in want_reports}]
+    # (up to the session-end report: afterwards the driver's own reports, as the LEDs are handed
+    # back, may repeat a block under the driver's sequence)
+    end_block = bytes.fromhex(end)[1:48].hex()
+    until = next((i for i, r in enumerate(bt) if r[3:50].hex() == end_block), len(bt))
+    ours = [r[1] >> 4 for r in bt[:until] if len(r) == 78 and r[3:50].hex() in {bytes.fromhex(h)[1:48].hex() for _, h in want_reports}]
     if len(set(ours)) < len(ours):
         problems.append(f"Bluetooth sequence numbers repeat: {ours}")
 
