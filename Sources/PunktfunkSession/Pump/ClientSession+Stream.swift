@@ -145,6 +145,7 @@ extension ClientSession {
             let quitting = outbox.quitRequested
             outbox.drainInputs(into: &outInputs)
             for item in outInputs { sendInput(item, connection: connection, controlStream: params.controlStream) }
+            let handedOver = !outInputs.isEmpty || !outDatagrams.isEmpty || !outControls.isEmpty
             outInputs.removeAll(keepingCapacity: true)
             for datagram in outDatagrams where (try? connection.sendDatagram(datagram)) != nil { outboxSent += 1 }
             for frame in outControls where (try? connection.write(stream: params.controlStream, frame.encoded)) != nil {
@@ -155,6 +156,8 @@ extension ClientSession {
             }
             outDatagrams.removeAll(keepingCapacity: true)
             outControls.removeAll(keepingCapacity: true)
+            // Input leaves now, not at the next wake-up (up to 5 ms away).
+            if handedOver { try? driver.flush() }
             if quitting {
                 // Let the last items (key releases on the control stream) reach the host before
                 // the close: until acknowledged, at most 200 ms.

@@ -59,6 +59,10 @@ public final class QuicSocketDriver {
 
     /// Sleeps until the socket is readable, the connection's deadline, or `timeout` nanoseconds,
     /// whichever comes first, then runs `step()`.
+    /// Transmits what the connection has queued now (no receive, no timers), e.g. input the pump
+    /// just handed over, so it does not wait for the next wake-up.
+    public func flush() throws(QuicError) { try sendAll() }
+
     public func wait(timeout: UInt64) throws(QuicError) -> [QuicEvent] {
         let now = MonotonicClock.nowNs()
         var wait = timeout
