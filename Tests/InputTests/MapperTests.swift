@@ -307,4 +307,16 @@ import PunktfunkWire
         #expect(m.counters.droppedOther == 1)
         #expect(m.counters.eventsSent == 0)
     }
+
+    @Test func aTouchpadMovesThePointerByFingerTravel() {
+        let (m, sink) = mapper()
+        let r = AxisRange(minimum: 0, maximum: 1000, resolution: 10)   // 10 units per mm
+        m.add(device: 7, role: .touchpad(x: r, y: r))
+        m.frame(7, [(EV.key, EV.btnTouch, 1), (EV.abs, EV.absX, 100), (EV.abs, EV.absY, 100)])   // lands: no jump
+        m.frame(7, [(EV.abs, EV.absX, 110), (EV.abs, EV.absY, 95)])                             // 1 mm right, 0.5 mm up
+        m.frame(7, [(EV.key, EV.btnLeft, 1)])
+        m.frame(7, [(EV.key, EV.btnLeft, 0), (EV.key, EV.btnTouch, 0)])
+        m.frame(7, [(EV.key, EV.btnTouch, 1), (EV.abs, EV.absX, 500), (EV.abs, EV.absY, 500)])   // lands elsewhere: no jump
+        #expect(sink.events == [.mouseMove(dx: 8, dy: -4), .mouseButtonDown(.left), .mouseButtonUp(.left)])
+    }
 }
