@@ -28,7 +28,7 @@ public final class InputMapper {
     public static let announceRepeats = 2
 
     private var devices: [Int: Device] = [:]
-    private var slots = PadSlots()
+    private var slots = PadSlotTable()
     /// Per slot: the pad's wrapping sequence (snapshots, removal).
     private var seqs = [UInt8](repeating: 0, count: Gamepad.maxPads)
     /// Per slot: a snapshot was sent since the pad arrived (it is refreshed).
@@ -63,6 +63,15 @@ public final class InputMapper {
             releaseAll()
         }
         if was == nil { announcePresentPads() }
+    }
+
+    /// New access grants mid-session (AccessUpdate). What a withdrawn grant covered is released
+    /// first, while it may still be sent.
+    public func updateGrants(_ grants: AccessGrants) {
+        guard var p = policy, p.grants != grants else { return }
+        if !p.grants.subtracting(grants).isEmpty, !held.isEmpty { releaseAll() }
+        p.grants = grants
+        policy = p
     }
 
     // MARK: - Devices

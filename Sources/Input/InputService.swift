@@ -29,6 +29,7 @@ public final class InputService: @unchecked Sendable {
     private let lock = NSLock()
     private let wake: Int32
     private var pendingPolicy: InputPolicy??
+    private var pendingGrants: AccessGrants?
     private var pendingFeedback: [HostDatagram] = []
     private var stopRequested = false
     private var published = InputCounters()
@@ -71,6 +72,12 @@ public final class InputService: @unchecked Sendable {
     /// The session's policy (nil: suspended — no session, or resuming).
     public func setPolicy(_ policy: InputPolicy?) {
         post { pendingPolicy = .some(policy) }
+    }
+
+    /// The host changed this device's access grants (AccessUpdate): the policy keeps its
+    /// capabilities and takes the new grants.
+    public func updateGrants(_ grants: AccessGrants) {
+        post { pendingGrants = grants.normalized }
     }
 
     /// A host datagram for the devices (rumble, HID output); others are ignored.
@@ -171,11 +178,16 @@ public final class InputService: @unchecked Sendable {
         func commands() -> Bool {
             var counter: UInt64 = 0
             _ = read(service.wake, &counter, 8)
-            let (policy, datagrams, stop) = service.lock.withLock { () -> (InputPolicy??, [HostDatagram], Bool) in
-                defer { service.pendingPolicy = nil; service.pendingFeedback.removeAll(keepingCapacity: true) }
-                return (service.pendingPolicy, service.pendingFeedback, service.stopRequested)
+            let (policy, grants, datagrams, stop) = service.lock.withLock { () -> (InputPolicy??, AccessGrants?, [HostDatagram], Bool) in
+                defer {
+                    service.pendingPolicy = nil
+                    service.pendingGrants = nil
+                    service.pendingFeedback.removeAll(keepingCapacity: true)
+                }
+                return (service.pendingPolicy, service.pendingGrants, service.pendingFeedback, service.stopRequested)
             }
             if let policy { mapper.setPolicy(policy) }
+            if let grants { mapper.updateGrants(grants) }
             for d in datagrams { feedback.apply(d, nowNs: MonotonicClock.nowNs(), devices: self) }
             return !stop
         }

@@ -229,7 +229,7 @@ import PunktfunkWire
     }
 
     @Test func slotsRunOutAtSixteenAndReuseTheOldestMemory() {
-        var slots = PadSlots()
+        var slots = PadSlotTable()
         for i in 0..<16 { #expect(slots.assign(device: i, uniq: "u\(i)") == i) }
         #expect(slots.assign(device: 99, uniq: nil) == nil)
         slots.release(device: 5)
@@ -318,5 +318,17 @@ import PunktfunkWire
         m.frame(7, [(EV.key, EV.btnLeft, 0), (EV.key, EV.btnTouch, 0)])
         m.frame(7, [(EV.key, EV.btnTouch, 1), (EV.abs, EV.absX, 500), (EV.abs, EV.absY, 500)])   // lands elsewhere: no jump
         #expect(sink.events == [.mouseMove(dx: 8, dy: -4), .mouseButtonDown(.left), .mouseButtonUp(.left)])
+    }
+
+    @Test func aWithdrawnGrantReleasesWhatItCoveredFirst() {
+        let (m, sink) = mapper()
+        m.add(device: 1, role: .keyboard)
+        m.key(1, KEY_A, true)
+        m.updateGrants(.controllerOnly)
+        #expect(sink.take() == [.event(.keyDown(vk: 0x41), reliable: true), .event(.keyUp(vk: 0x41), reliable: true)])
+        m.key(1, KEY_A, false)
+        m.key(1, KEY_A, true)
+        #expect(sink.sent.isEmpty)
+        #expect(m.counters.droppedByGrants == 2)   // the later release and press, both under the withdrawn grant
     }
 }

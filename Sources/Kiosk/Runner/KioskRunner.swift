@@ -251,6 +251,11 @@ public final class KioskRunner {
                     established?(params)
                     input.setPolicy(InputPolicy(serverHello: params.serverHello, askedPadKind: askedPadKind))
                 }
+                let control = session.onControl
+                session.onControl = { message in
+                    control?(message)
+                    if case .accessUpdate(let update) = message { input.updateGrants(update.grants) }
+                }
                 let hostDatagram = session.onHostDatagram
                 session.onHostDatagram = { datagram in
                     hostDatagram?(datagram)

@@ -3,7 +3,7 @@ import PunktfunkWire
 /// Stable wire pad slots 0..<16. A pad with a `uniq` (serial / Bluetooth address) that comes
 /// back gets the slot it had; a new pad takes the lowest slot nobody holds or remembers, and
 /// only when none is left the slot remembered longest ago. Pure.
-public struct PadSlots: Sendable {
+public struct PadSlotTable: Sendable {
     private struct Slot: Sendable {
         var device: Int?
         var uniq: String?
