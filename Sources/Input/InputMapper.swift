@@ -210,8 +210,17 @@ public final class InputMapper {
         case .padTouchpad:
             d.touch(code: code, value: value)
         case .padMotion:
-            if let i = [EV.absX, EV.absY, EV.absZ].firstIndex(of: code) { d.motion[i] = value }
-            else if let i = [EV.absRX, EV.absRY, EV.absRZ].firstIndex(of: code) { d.motion[3 + i] = value }
+            let i: Int
+            switch code {
+            case EV.absX: i = 0
+            case EV.absY: i = 1
+            case EV.absZ: i = 2
+            case EV.absRX: i = 3
+            case EV.absRY: i = 4
+            case EV.absRZ: i = 5
+            default: return
+            }
+            d.motion[i] = value
             d.motionChanged = true
         default: break
         }
