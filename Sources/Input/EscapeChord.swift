@@ -49,6 +49,12 @@ public struct EscapeChord: Sendable {
         return .pass
     }
 
+    /// A part already down when the device came into use (nothing is sent for it; it still
+    /// counts towards the chord).
+    public mutating func seed(_ code: UInt32) {
+        if covers(code) { down.insert(code) }
+    }
+
     /// Forget everything (the device went away).
     public mutating func reset() {
         down.removeAll(keepingCapacity: true)

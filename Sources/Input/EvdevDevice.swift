@@ -71,6 +71,9 @@ final class EvdevDevice {
         return AxisRange(minimum: info.pointee.minimum, maximum: info.pointee.maximum, resolution: info.pointee.resolution)
     }
 
+    /// Whether key `code` is down now (the kernel's state, as libevdev last synced it).
+    func isDown(_ code: UInt16) -> Bool { libevdev_get_event_value(evdev, UInt32(EV_KEY), UInt32(code)) == 1 }
+
     func hasAbs(_ code: UInt16) -> Bool { libevdev_has_event_code(evdev, UInt32(EV_ABS), UInt32(code)) == 1 }
 
     /// The pad description of a gamepad node.

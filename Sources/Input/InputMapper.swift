@@ -93,6 +93,14 @@ public final class InputMapper {
         counters.devices = devices.count
     }
 
+    /// A key that was already down when `device` came into use (the kernel's key state): never
+    /// sent — its press did not happen in the stream — but it counts for the escape chord.
+    public func seedPressed(device id: Int, code: UInt16) {
+        guard let d = devices[id], case .keyboard = d.role else { return }
+        keyboardChord.seed(UInt32(code))
+        if let vk = EvdevKeyMap.vk(evdev: code) { d.keysDown.insert(vk) }
+    }
+
     /// The device left (udev remove, ENODEV). Its held keys and buttons are released; a pad is
     /// removed (GamepadRemove), which releases everything it held on the host.
     public func remove(device id: Int) {

@@ -253,6 +253,11 @@ public final class InputService: @unchecked Sendable {
             if rc < 0 { say("cannot watch \(node.devnode): \(String(cString: strerror(-rc)))") }
             if service.options.grab, device.kind == .keyboard || device.kind == .mouse, let why = device.grab(true) { say(why) }
             mapper.add(device: id, role: role)
+            if case .keyboard = role {
+                for part in EscapeChord.keyboard.parts {
+                    for code in part where device.isDown(UInt16(code)) { mapper.seedPressed(device: id, code: UInt16(code)) }
+                }
+            }
             say("\(node.devnode) \"\(device.name)\" is a \(describe(role))\(mapper.slot(of: id).map { " in slot \($0)" } ?? "")")
             if case .gamepad = role, let group {
                 padOfGroup[group] = id

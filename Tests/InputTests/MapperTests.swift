@@ -331,4 +331,23 @@ import PunktfunkWire
         #expect(sink.sent.isEmpty)
         #expect(m.counters.droppedByGrants == 2)   // the later release and press, both under the withdrawn grant
     }
+
+    @Test func aModifierHeldBeforeTheStreamCountsForTheChordButIsNeverSent() {
+        let (m, sink) = mapper()
+        var fired = 0
+        m.onEscape = { fired += 1 }
+        m.add(device: 1, role: .keyboard)
+        m.seedPressed(device: 1, code: KEY_LEFTSHIFT)
+        m.key(1, KEY_LEFTCTRL, true)
+        m.key(1, KEY_LEFTALT, true)
+        m.key(1, EV.keyQ, true)
+        m.key(1, EV.keyQ, false)
+        m.key(1, KEY_LEFTSHIFT, false)
+        m.key(1, KEY_LEFTALT, false)
+        m.key(1, KEY_LEFTCTRL, false)
+        #expect(fired == 1)
+        let sent = sink.events
+        #expect(Array(sent.prefix(2)) == [.keyDown(vk: 0xA2), .keyDown(vk: 0xA4)])
+        #expect(Set(sent.dropFirst(2)) == [.keyUp(vk: 0xA2), .keyUp(vk: 0xA4)] && sent.count == 4)
+    }
 }

@@ -192,8 +192,17 @@ def check_input(out, report):
     if len(set(ours)) < len(ours):
         problems.append(f"Bluetooth sequence numbers repeat: {ours}")
 
+    # the escape chord (second session): Ctrl and Alt went down and were let go when Q armed the
+    # chord; Shift, down since before the stream, and Q never reached the host; the stream ended
+    # by itself (exit 0) on the last release
+    chord = [(e["kind"], e["code"]) for e in _jsonl(os.path.join(out, "input-chord-host.jsonl")) if e.get("kind") in (0, 1)]
+    chord_rc = open(os.path.join(out, "input-chord-kiosk.rc")).read().strip() if os.path.exists(os.path.join(out, "input-chord-kiosk.rc")) else "?"
+    downs, ups = chord[:2], sorted(chord[2:])
+    if downs != [(0, 0xA2), (0, 0xA4)] or ups != [(1, 0xA2), (1, 0xA4)] or chord_rc != "0":
+        problems.append(f"escape chord: host saw {chord}, kiosk exit {chord_rc} (want Ctrl and Alt down then up, no Shift, no Q, exit 0)")
+
     if rc != "143":
         problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
     report(not problems, "input", "; ".join(problems) if problems else
            f"{len(events)} input events (keys {len(keys)}, pad slots xbox {xslot} / DualSense {dslot}, replug kept the slot), "
-           f"{len(ff)} FF records, {len(outputs)} USB / {len(bt)} Bluetooth DualSense output reports (CRC valid), nothing held after SIGTERM")
+           f"{len(ff)} FF records, {len(outputs)} USB / {len(bt)} Bluetooth DualSense output reports (CRC valid), nothing held after SIGTERM; the escape chord ended the second stream with nothing held")

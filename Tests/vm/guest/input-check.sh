@@ -62,7 +62,25 @@ EOS
   kill -TERM $kiosk 2>/dev/null
   wait $kiosk; echo $? > "$O/$n-kiosk.rc"
   sleep 0.5
-  say quit; wait $tool; exec 8>&-
   kill $host 2>/dev/null; wait $host
-  echo "$n: kiosk exit $(cat "$O/$n-kiosk.rc"), $(wc -l < "$O/$n-host.jsonl") input items at the host"
+  # the escape chord: a second session; Ctrl+Alt+Shift+Q ends it (exit 0) on the last release.
+  # Left Shift is still down from the SIGTERM step: held before the stream started, it is never
+  # sent, but it counts for the chord.
+  timeout 60 "$TESTHOST" --bind 127.0.0.1 --port $((port + 1)) --fps 30 --au-bytes 2000 --max-seconds 50 \
+    --input-log "$O/$n-chord-host.jsonl" > /dev/null 2> "$O/$n-chord-host.stderr" &
+  host=$!
+  wait_for "$O/$n-chord-host.stderr" 'fingerprint' 20
+  fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/$n-chord-host.stderr" | head -1)
+  XDG_CONFIG_HOME=$TMPDIR/input-config timeout "$KIOSK_TIMEOUT" "$KIOSK" connect 127.0.0.1:$((port + 1)) --fp "$fp" \
+    --headless --seconds 40 < /dev/null > "$O/$n-chord-kiosk.stdout" 2> "$O/$n-chord-kiosk.stderr" &
+  kiosk=$!
+  wait_for "$O/$n-chord-kiosk.stdout" '"second"' 40 || echo "$n: no stats line from the chord kiosk"
+  step chord
+  ev kbd 1 29 1; ev kbd 0 0 0; ev kbd 1 56 1; ev kbd 0 0 0; ev kbd 1 42 1; ev kbd 0 0 0; sleep 0.2
+  ev kbd 1 16 1; ev kbd 0 0 0; sleep 0.2; ev kbd 1 16 0; ev kbd 0 0 0
+  ev kbd 1 42 0; ev kbd 0 0 0; ev kbd 1 56 0; ev kbd 0 0 0; sleep 0.2; ev kbd 1 29 0; ev kbd 0 0 0
+  wait $kiosk; echo $? > "$O/$n-chord-kiosk.rc"
+  kill $host 2>/dev/null; wait $host
+  say quit; wait $tool; exec 8>&-
+  echo "$n: kiosk exit $(cat "$O/$n-kiosk.rc"), $(wc -l < "$O/$n-host.jsonl") input items at the host; chord kiosk exit $(cat "$O/$n-chord-kiosk.rc")"
 }
