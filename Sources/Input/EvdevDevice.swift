@@ -74,6 +74,9 @@ final class EvdevDevice {
     /// Whether key `code` is down now (the kernel's state, as libevdev last synced it).
     func isDown(_ code: UInt16) -> Bool { libevdev_get_event_value(evdev, UInt32(EV_KEY), UInt32(code)) == 1 }
 
+    /// An absolute axis's value now.
+    func value(abs code: UInt16) -> Int32 { libevdev_get_event_value(evdev, UInt32(EV_ABS), UInt32(code)) }
+
     func hasAbs(_ code: UInt16) -> Bool { libevdev_has_event_code(evdev, UInt32(EV_ABS), UInt32(code)) == 1 }
 
     /// The pad description of a gamepad node.

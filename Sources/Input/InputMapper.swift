@@ -101,6 +101,19 @@ public final class InputMapper {
         if let vk = EvdevKeyMap.vk(evdev: code) { d.keysDown.insert(vk) }
     }
 
+    /// A pad's state when it came into use (the kernel's, as libevdev synced it): `events` are
+    /// (type, code, value) as they would arrive. Sticks and triggers are taken as they are (the
+    /// next frame sends them); buttons already down are held back from the host until they are
+    /// released — their press did not happen in the stream.
+    public func seedPad(device id: Int, events: [(UInt16, UInt16, Int32)]) {
+        guard let d = devices[id], case .gamepad = d.role else { return }
+        for (t, c, v) in events {
+            if t == EV.key { key(d, code: c, value: v) } else if t == EV.abs { abs(d, code: c, value: v) }
+        }
+        d.heldAtStart = d.padState.buttons
+        d.physicalSeen = d.padState.buttons
+    }
+
     /// The device left (udev remove, ENODEV). Its held keys and buttons are released; a pad is
     /// removed (GamepadRemove), which releases everything it held on the host.
     public func remove(device id: Int) {
@@ -354,8 +367,10 @@ public final class InputMapper {
                 }
             }
         }
+        d.heldAtStart.formIntersection(d.padState.buttons)   // a release ends the hold for good
         var out = d.padState
         out.buttons.subtract(d.withheld)
+        out.buttons.subtract(d.heldAtStart)
         send(pad: slot, out)
         if fired { onEscape() }
     }

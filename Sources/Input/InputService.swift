@@ -253,6 +253,14 @@ public final class InputService: @unchecked Sendable {
             if rc < 0 { say("cannot watch \(node.devnode): \(String(cString: strerror(-rc)))") }
             if service.options.grab, device.kind == .keyboard || device.kind == .mouse, let why = device.grab(true) { say(why) }
             mapper.add(device: id, role: role)
+            if case .gamepad(let pad) = role {
+                var state: [(UInt16, UInt16, Int32)] = []
+                for code in device.sdlButtonCodes() where device.isDown(code) { state.append((EV.key, code, 1)) }
+                for code in pad.layout.axisCodes + [EV.absHat0X, EV.absHat0Y] where device.hasAbs(code) {
+                    state.append((EV.abs, code, device.value(abs: code)))
+                }
+                mapper.seedPad(device: id, events: state)
+            }
             if case .keyboard = role {
                 for part in EscapeChord.keyboard.parts {
                     for code in part where device.isDown(UInt16(code)) { mapper.seedPressed(device: id, code: UInt16(code)) }

@@ -33,6 +33,8 @@ extension InputMapper {
         var physicalSeen: GamepadButtons = []
         /// Buttons held back from the host (the armed chord's).
         var withheld: GamepadButtons = []
+        /// Buttons that were down when the pad came into use, until each is released.
+        var heldAtStart: GamepadButtons = []
         var chord = EscapeChord.pad
         /// A sibling (touchpad click) changed the pad's buttons this frame.
         var pendingFromSibling = false

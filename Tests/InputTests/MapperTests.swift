@@ -350,4 +350,17 @@ import PunktfunkWire
         #expect(Array(sent.prefix(2)) == [.keyDown(vk: 0xA2), .keyDown(vk: 0xA4)])
         #expect(Set(sent.dropFirst(2)) == [.keyUp(vk: 0xA2), .keyUp(vk: 0xA4)] && sent.count == 4)
     }
+
+    @Test func aPadButtonHeldBeforeTheStreamIsNotSentUntilPressedAgain() {
+        let (m, sink) = mapper()
+        m.add(device: 3, role: xboxPad())
+        m.seedPad(device: 3, events: [(EV.key, EV.btnSouth, 1), (EV.abs, EV.absX, 32767)])
+        _ = sink.take()
+        m.frame(3, [(EV.key, EV.btnEast, 1)])
+        #expect(GamepadSnapshot(sink.events.last!)?.buttons == [.b])          // A stays out; the stick is as it is
+        #expect(GamepadSnapshot(sink.events.last!)?.leftStickX == 32767)
+        m.frame(3, [(EV.key, EV.btnSouth, 0)])                                // its release: nothing held on the host
+        m.frame(3, [(EV.key, EV.btnSouth, 1)])                                // a press in the stream goes out
+        #expect(GamepadSnapshot(sink.events.last!)?.buttons == [.a, .b])
+    }
 }
