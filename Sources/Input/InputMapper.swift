@@ -112,6 +112,7 @@ public final class InputMapper {
         }
         d.heldAtStart = d.padState.buttons
         d.physicalSeen = d.padState.buttons
+        for bit in 0..<32 where d.padState.buttons.rawValue & (1 << bit) != 0 { d.chord.seed(UInt32(1) << UInt32(bit)) }
     }
 
     /// The device left (udev remove, ENODEV). Its held keys and buttons are released; a pad is
