@@ -30,6 +30,8 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libavcodec-dev"])]),
     .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                    providers: [.apt(["libcairo2-dev"])]),
+    .systemLibrary(name: "CALSA", pkgConfig: "alsa",
+                   providers: [.apt(["libasound2-dev"])]),
 ]
 
 let package = Package(
@@ -87,15 +89,15 @@ let package = Package(
         .target(name: "VideoFrames"),
         .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA"]),
         // Session audio: decode (Opus/multistream, RED, PCM) to Float in wire channel order and the
-        // adaptive jitter buffer (pure); ALSA output comes later.
-        .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus"]),
+        // adaptive jitter buffer (pure); the ALSA sink on its own thread, device choice (ELD/jack).
+        .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus", "CALSA", "SystemClock", "CPunktfunkLinux"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // The app layer: session → decode → present pipeline.
         .target(
             name: "Kiosk",
             dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
-                           "SystemClock", "CPunktfunkLinux"]
+                           "Audio", "SystemClock", "CPunktfunkLinux"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
         // pairing, Retry listener, looped AUs through the real packetizer/FEC/AEAD), synthetic and
@@ -104,7 +106,7 @@ let package = Package(
             name: "PunktfunkTestHost",
             dependencies: [
                 "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", "SystemClock",
-                "COpus", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
+                "COpus", "CALSA", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
             ],
             // The --demo stream: 1 s of 640x360 HEVC (libx265, testsrc2), looped by the embedded host.
             resources: [.embedInCode("Resources/demo.hevc")]
@@ -162,7 +164,7 @@ let package = Package(
         // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
-        .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock"]),

@@ -8,6 +8,7 @@ packages=(
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev   # QUIC + TLS 1.3
   libsodium-dev                                               # SPAKE2 point/scalar ops (pairing)
   libopus-dev                                                 # Opus audio
+  libasound2-dev                                              # ALSA output (Audio sink)
   libva-dev libdrm-dev                                        # VA-API decode, KMS
   libavcodec-dev                                              # software HEVC rung
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
