@@ -32,6 +32,7 @@ struct ConnectCommand: ParsableCommand {
     @Option(help: "Write every complete AU as DIR/<frame>.au.") var dumpAu: String?
     @Option(help: "Run a speed test one second in: ask the host for this many kbit/s of probe filler for 1 s and print the result as one JSON line.") var probeKbps: UInt32?
     @OptionGroup var display: DisplayOptions
+    @OptionGroup var sound: AudioOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
@@ -51,6 +52,7 @@ struct ConnectCommand: ParsableCommand {
                                                 sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
         configuration.harness = try harness.hooks(stats: display.stats)
+        sound.apply(to: &configuration)
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }

@@ -47,6 +47,7 @@ final class ActiveStream {
     func stop() {
         stopRequested = true
         pipeline?.stop()
+        if case .session(_, let live) = source { live.audio?.stop() }
     }
 
     /// Gives back every picture still held (the display no longer wants them).

@@ -210,7 +210,8 @@ public final class KioskRunner {
         let pipeline = StreamPipeline(options: options, decoder: decodes ? .init(rungs: configuration.decoder, openVADisplay: {
             try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
         }) : nil)
-        let live = LiveStats()
+        let audio = makeAudio()
+        let live = LiveStats(audio: audio)
         let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && glass == nil)
         let probeKbps = configuration.probeKbps
         let dump = configuration.dumpAccessUnits
@@ -222,7 +223,12 @@ public final class KioskRunner {
         }
         // Without a decoder the first complete access unit is what "the stream runs" means.
         var firstUnitSeen = decodes
+        let stage = pipeline.stage
         pipeline.onAccessUnit = { au in
+            if let audio {
+                let t = stage?.totals
+                audio.noteVideo(ptsNs: au.ptsNs, decodeNs: t.map { $0.pictures > 0 ? $0.decodeNs / $0.pictures : 0 } ?? 0)
+            }
             if !firstUnitSeen {
                 firstUnitSeen = true
                 events.post(.stream(job: job, .firstPicture))
@@ -235,17 +241,39 @@ public final class KioskRunner {
         }
         pipeline.prepare = { session in
             session.onStats = { stats in
-                if printStats { FileHandle.standardOutput.write(Data((stats.json + "\n").utf8)) }
+                if printStats {
+                    var line = stats.json
+                    if let a = audio?.stats { line = String(line.dropLast()) + ",\"audio\":{\(a.jsonMembers)}}" }
+                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                }
                 if stats.second == 1, let kbps = probeKbps {
                     session.outbox.sendControl(.probeRequest(ProbeRequest(targetKbps: kbps, durationMs: 1_000)))
                 }
             }
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
+            audio?.attach(session)
         }
-        pipeline.onProgress = { events.post(.stream(job: job, $0)) }
+        pipeline.onProgress = { event in
+            if case .ended = event { audio?.stop() }
+            events.post(.stream(job: job, event))
+        }
         replaceStream(with: ActiveStream(job: job, source: .session(pipeline, live)))
         pipeline.start()
+    }
+
+    /// The sound of a new live stream, per `configuration.audio` (nil: `--audio none`). The
+    /// device is chosen once per stream; the line saying which and why comes when it opens.
+    private func makeAudio() -> SessionAudio? {
+        let explicit: String?
+        switch configuration.audio {
+        case .none: return nil
+        case .automatic: explicit = nil
+        case .device(let name): explicit = name
+        }
+        let choice = SessionAudio.choose(explicit: explicit, drmNode: glass?.presenter.device.path,
+                                         connector: glass?.presenter.connector.name)
+        return SessionAudio(choice: choice, realtimePriority: configuration.audioRealtimePriority)
     }
 
     private func startFile(job: Int, _ playback: FilePlayback) {

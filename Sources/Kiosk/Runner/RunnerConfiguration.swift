@@ -61,6 +61,17 @@ public struct RunnerConfiguration {
     public var deviceName: String
     /// Test-harness hooks; the product leaves them empty.
     public var harness: HarnessHooks
+    /// Where a live session's sound goes: nowhere (the default here), the HDMI/DP output of the
+    /// display (else ALSA's `default`), or a named ALSA PCM.
+    public var audio: AudioChoice = .none
+    /// SCHED_FIFO priority of the audio sink thread (0: SCHED_OTHER); below the present thread's.
+    public var audioRealtimePriority: Int32 = 5
+
+    public enum AudioChoice: Equatable {
+        case none
+        case automatic
+        case device(String)
+    }
 
     public init(display: DisplayChoice, profile: Profile = .configDirectory, decoder: [DecoderRungKind] = [.software],
                 decodeWhenHeadless: Bool = false, sessionSeconds: Double? = nil, statsLines: StatsLines = .always,
