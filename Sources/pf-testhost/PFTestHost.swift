@@ -46,6 +46,13 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Cut the network path (drop every datagram both ways) after this many frames.") var blackoutAfter: Int?
     @Option(help: "Length of that outage, seconds.") var blackoutSeconds = 3.0
     @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets).") var audio = false
+    @Option(name: .customLong("audio-skew-ppm"), help: "Run the audio clock this many ppm slow (> 0) or fast (< 0) against CLOCK_MONOTONIC.") var audioSkewPPM = 0.0
+    @Option(name: .customLong("audio-loss"), help: "Audio datagrams dropped on purpose, percent (seeded).") var audioLoss = 0.0
+    @Option(name: .customLong("audio-jitter-ms"), help: "Hold each audio datagram back a random 0…N ms (reorders).") var audioJitterMs = 0.0
+    @Option(name: .customLong("audio-marker-every"), help: "Every Nth audio packet is a 3 kHz marker burst; its due time is logged as {\"audio_marker\":…} (0 = none).") var audioMarkerEvery = 0
+    @Option(help: "Record this ALSA capture device (e.g. hw:Loopback,1) as S16_LE stereo 48 kHz into --capture-file, then print {\"capture\":…}.") var capture: String?
+    @Option(name: .customLong("capture-seconds")) var captureSeconds = 5.0
+    @Option(name: .customLong("capture-file")) var captureFile = "capture.raw"
     @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
@@ -110,9 +117,21 @@ struct PFTestHost: ParsableCommand {
         options.blackoutAfterFrames = blackoutAfter
         options.blackoutSeconds = blackoutSeconds
         if audio {
-            let tone = TestToneFeed(try OpusToneSource())
+            let tone = TestToneFeed(try OpusToneSource(markerEvery: audioMarkerEvery))
             options.audioSource = { _ in tone.next() }
+            options.audioSkewPPM = audioSkewPPM
+            options.audioLossPercent = audioLoss
+            options.audioJitterNs = UInt64(max(0, audioJitterMs) * 1e6)
+            if audioMarkerEvery > 0 {
+                let every = UInt32(audioMarkerEvery)
+                options.onAudioProduced = { seq, due in
+                    if seq % every == 0 { FileHandle.standardOutput.write(Data("{\"audio_marker\":{\"seq\":\(seq),\"due_mono_ns\":\(due)}}\n".utf8)) }
+                }
+            }
         }
+        let recorder = capture.map { LoopbackCapture(device: $0, seconds: captureSeconds, path: captureFile) }
+        recorder?.start()
+        defer { if let recorder { FileHandle.standardOutput.write(Data((recorder.wait().json + "\n").utf8)) } }
         if let script { options.events = try ScriptFile.events(path: script) }
         options.pendingCount = pending
         options.pendingEveryNs = UInt64(pendingEvery * 1e9)
