@@ -7,7 +7,8 @@
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt" to run (default all;
+#   PF_VM_TESTHOST pf-testhost binary for the audio check (default: .build/release/pf-testhost, built here)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt audio" to run (default all;
 #                 for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
@@ -26,6 +27,13 @@ if [ -z "${PF_VM_KIOSK:-}" ]; then
 fi
 kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
 [ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
+# the audio check's host (PF_VM_TESTHOST: a pf-testhost binary to use instead of building one)
+if [ -z "${PF_VM_TESTHOST:-}" ]; then
+  echo "vm-harness: swift build -c release --product pf-testhost" >&2
+  (cd "$repo" && swift build -c release --product pf-testhost >&2) || fail "building the release pf-testhost failed"
+fi
+testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
+[ -x "$testhost" ] || fail "pf-testhost binary $testhost not found"
 
 kver=$("$here/kernel-version.sh")
 mkdir -p "$cache"
@@ -71,7 +79,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt audio}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -96,6 +104,12 @@ OVERLAY_FIXTURE='glass-1024x768.hevc'
 OVERLAY_FRAMES='5,20'
 OVERLAY_DEMO_FRAMES='60'
 VT_FIXTURE='glass-1024x768.hevc'
+TESTHOST='$testhost'
+AUDIO_SECONDS=8
+AUDIO_CAPTURE_SECONDS=9
+AUDIO_MARKER_EVERY=100
+AUDIO_LOSS=1
+AUDIO_JITTER_MS=2
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The audio check's evidence (sourced by checks.sh; POSIX sh, root in the guest). pf-testhost sends
+# a real-time 5 ms Opus 997 Hz tone with a 3 kHz marker packet every AUDIO_MARKER_EVERY packets to
+# a headless kiosk on 127.0.0.1, which plays it to hw:Loopback,0; pf-testhost records
+# hw:Loopback,1 itself (same process clock as its marker log). Leaves in $O:
+#   audio-host.{stdout,stderr,rc}   {"audio_marker":…} per marker, {"capture":…} at the end
+#   audio-kiosk.{stdout,stderr,rc}  stats lines with "audio":{…}, the start-up line on stderr
+#   audio-capture.raw               S16_LE stereo 48 kHz (copied from guest tmpfs)
+a_cap=$TMPDIR/audio-capture.raw
+rm -f "$a_cap" "$O/audio-host.stderr"
+timeout 90 "$TESTHOST" --port 9790 --bind 127.0.0.1 --fps 30 --au-bytes 1200 --max-seconds 60 \
+  --audio --audio-marker-every "$AUDIO_MARKER_EVERY" --audio-loss "$AUDIO_LOSS" --audio-jitter-ms "$AUDIO_JITTER_MS" \
+  --capture hw:Loopback,1 --capture-seconds "$AUDIO_CAPTURE_SECONDS" --capture-file "$a_cap" \
+  > "$O/audio-host.stdout" 2> "$O/audio-host.stderr" &
+a_host=$!
+wait_for "$O/audio-host.stderr" 'listening on' 30 || echo "audio: pf-testhost did not start"
+a_fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/audio-host.stderr" | head -1)
+timeout "$KIOSK_TIMEOUT" "$KIOSK" connect 127.0.0.1:9790 --headless --fp "$a_fp" --seconds "$AUDIO_SECONDS" \
+  --audio-device hw:Loopback,0 > "$O/audio-kiosk.stdout" 2> "$O/audio-kiosk.stderr"
+echo $? > "$O/audio-kiosk.rc"
+wait $a_host
+echo $? > "$O/audio-host.rc"
+cp "$a_cap" "$O/audio-capture.raw" 2>/dev/null
+echo "audio: kiosk exit $(cat "$O/audio-kiosk.rc"), host exit $(cat "$O/audio-host.rc"), $(grep -c audio_marker "$O/audio-host.stdout") markers, $(stat -c %s "$O/audio-capture.raw" 2>/dev/null) capture bytes"
