@@ -5,8 +5,9 @@ import PunktfunkWire
 import SystemClock
 
 /// The audio of one live stream: picks the device once, then for each session the dialer makes
-/// (first connect, redirect, resume) opens an `AudioOutput` for the format its ServerHello
-/// resolved and hands it that session's audio datagrams, clock offset and the video's latency.
+/// (first connect, redirect, resume) opens an `AudioOutput` — at its first audio datagram — for
+/// the format its ServerHello resolved and hands it that session's audio datagrams, clock offset
+/// and the video's latency.
 /// A format the decoder refuses or a device that will not open costs a stderr line and the sound,
 /// never the stream.
 ///
@@ -40,14 +41,23 @@ public final class SessionAudio: @unchecked Sendable {
     /// Pump thread, from `StreamPipeline.prepare`: plays `session`'s audio once it is established.
     public func attach(_ session: ClientSession) {
         var current: AudioOutput?
+        var hello: ServerHello?
         let established = session.onEstablished
         session.onEstablished = { [self] params in
             established?(params)
             offsetNs = params.clockOffsetNs
-            current = start(params.serverHello)
-            current?.setClockOffset(offsetNs)
+            hello = params.serverHello
+            stop()  // a resumed or redirected session's sound starts afresh with its first packet
         }
-        session.onAudio = { packet in current?.submit(packet, arrivalNs: MonotonicClock.nowNs()) }
+        // The device opens with the first audio datagram: a host that sends none costs nothing.
+        session.onAudio = { [self] packet in
+            if current == nil, let h = hello {
+                hello = nil
+                current = start(h)
+                current?.setClockOffset(offsetNs)
+            }
+            current?.submit(packet, arrivalNs: MonotonicClock.nowNs())
+        }
         let stats = session.onStats
         session.onStats = { [self] s in
             offsetNs = s.clockOffsetNs

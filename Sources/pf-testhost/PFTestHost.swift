@@ -53,6 +53,7 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Record this ALSA capture device (e.g. hw:Loopback,1) as S16_LE stereo 48 kHz into --capture-file, then print {\"capture\":…}.") var capture: String?
     @Option(name: .customLong("capture-seconds")) var captureSeconds = 5.0
     @Option(name: .customLong("capture-file")) var captureFile = "capture.raw"
+    @Option(name: .customLong("capture-skip"), help: "Seconds of sound to let pass before recording.") var captureSkip = 0.0
     @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
@@ -129,7 +130,7 @@ struct PFTestHost: ParsableCommand {
                 }
             }
         }
-        let recorder = capture.map { LoopbackCapture(device: $0, seconds: captureSeconds, path: captureFile) }
+        let recorder = capture.map { LoopbackCapture(device: $0, seconds: captureSeconds, path: captureFile, skipSeconds: captureSkip) }
         recorder?.start()
         defer { if let recorder { FileHandle.standardOutput.write(Data((recorder.wait().json + "\n").utf8)) } }
         if let script { options.events = try ScriptFile.events(path: script) }

@@ -156,6 +156,8 @@ private final class Sink {
     var lastSyncNs: UInt64 = 0
     var realtimeMinusMono: Int64 = MonotonicClock.realtimeMinusMonotonicNs()
     var waitTimeouts = 0
+    /// The next period's start while no device is open (the idle timeline), ns.
+    var idleNextNs: UInt64 = 0
 
     init(_ owner: AudioOutput) {
         self.owner = owner
@@ -264,7 +266,10 @@ private final class Sink {
                 xrunTimes.append(now)
                 xrunTimes.removeAll { now - $0 > 10_000_000_000 }
                 if xrunTimes.count >= 3 && periods < settings.maxPeriods {
-                    periods += 1
+                    // One period more, or enough to cover the latest wake-up seen plus a period.
+                    let periodNs = Int64(device.periodFrames) * 1_000_000_000 / Int64(rate)
+                    let cover = Int((stats.wakeLateMaxRunNs + periodNs - 1) / periodNs) + 2
+                    periods = min(settings.maxPeriods, max(periods + 1, cover))
                     xrunTimes.removeAll()
                     owner.onLine("audio: \(stats.xruns) underruns on \(settings.device); buffer raised to \(periods) periods")
                     close(reopenNow: true)
@@ -328,11 +333,13 @@ private final class Sink {
     /// No device: keep the jitter buffer's timeline running at the period rate (packets are
     /// taken and played into nothing), so the stream picks up in step when the device returns.
     func idleTick(_ now: UInt64) {
-        var next = timespec(tv_sec: Int(now + UInt64(frameSamples) * 1_000_000_000 / UInt64(rate)) / 1_000_000_000,
-                            tv_nsec: Int(now + UInt64(frameSamples) * 1_000_000_000 / UInt64(rate)) % 1_000_000_000)
+        let period = UInt64(frameSamples) * 1_000_000_000 / UInt64(rate)
+        // Absolute deadlines, one period apart, so the timeline runs at the packet rate.
+        idleNextNs = idleNextNs + period < now ? now + period : idleNextNs + period
+        var next = timespec(tv_sec: Int(idleNextNs / 1_000_000_000), tv_nsec: Int(idleNextNs % 1_000_000_000))
         _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil)
         intake()
-        _ = jitter.pollPlayout(nowNs: MonotonicClock.nowNs())
+        _ = jitter.pollPlayout(nowNs: idleNextNs)
         publishIfDue()
     }
 

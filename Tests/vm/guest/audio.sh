@@ -10,7 +10,7 @@ a_cap=$TMPDIR/audio-capture.raw
 rm -f "$a_cap" "$O/audio-host.stderr"
 timeout 90 "$TESTHOST" --port 9790 --bind 127.0.0.1 --fps 30 --au-bytes 1200 --max-seconds 60 \
   --audio --audio-marker-every "$AUDIO_MARKER_EVERY" --audio-loss "$AUDIO_LOSS" --audio-jitter-ms "$AUDIO_JITTER_MS" \
-  --capture hw:Loopback,1 --capture-seconds "$AUDIO_CAPTURE_SECONDS" --capture-file "$a_cap" \
+  --capture plughw:Loopback,1 --capture-seconds "$AUDIO_CAPTURE_SECONDS" --capture-skip "$AUDIO_CAPTURE_SKIP" --capture-file "$a_cap" \
   > "$O/audio-host.stdout" 2> "$O/audio-host.stderr" &
 a_host=$!
 wait_for "$O/audio-host.stderr" 'listening on' 30 || echo "audio: pf-testhost did not start"
