@@ -15,14 +15,18 @@ import SystemClock
 public final class SessionAudio: @unchecked Sendable {
     public let choice: AudioDeviceChoice
     public let realtimePriority: Int32
+    /// `--mic DEVICE`: the capture device of the mic uplink, used when the host grants the mic.
+    public let micDevice: String?
     private let lock = NSLock()
     private var output: AudioOutput?
+    private var mic: MicUplink?
     /// Host − client clock offset in force (pump thread).
     private var offsetNs: Int64 = 0
 
-    public init(choice: AudioDeviceChoice, realtimePriority: Int32) {
+    public init(choice: AudioDeviceChoice, realtimePriority: Int32, micDevice: String? = nil) {
         self.choice = choice
         self.realtimePriority = realtimePriority
+        self.micDevice = micDevice
     }
 
     /// The device by `--audio-device`, else the HDMI/DP output of `connector` (DRM node path and
@@ -48,6 +52,7 @@ public final class SessionAudio: @unchecked Sendable {
             offsetNs = params.clockOffsetNs
             hello = params.serverHello
             stop()  // a resumed or redirected session's sound starts afresh with its first packet
+            startMic(session, grants: params.serverHello.grants)
         }
         // The device opens with the first audio datagram: a host that sends none costs nothing.
         session.onAudio = { [self] packet in
@@ -77,10 +82,31 @@ public final class SessionAudio: @unchecked Sendable {
     /// The playing output's newest figures (nil without one).
     public var stats: AudioOutputStats? { lock.withLock { output }?.stats }
 
-    /// Stops the sound (the stream ended).
+    /// Stops the sound and the mic uplink (the stream ended).
     public func stop() {
-        let o = lock.withLock { () -> AudioOutput? in defer { output = nil }; return output }
+        let (o, m) = lock.withLock { () -> (AudioOutput?, MicUplink?) in
+            defer { output = nil; mic = nil }
+            return (output, mic)
+        }
         o?.stop()
+        m?.stop()
+    }
+
+    /// The mic uplink for `session` when `--mic` is given and the host grants the mic (0xCB
+    /// datagrams through the session's outbox).
+    private func startMic(_ session: ClientSession, grants: AccessGrants) {
+        guard let micDevice else { return }
+        guard grants.contains(.mic) else {
+            FileHandle.standardError.write(Data("punktfunk-kiosk: no mic uplink: the host does not grant the microphone\n".utf8))
+            return
+        }
+        let uplink = MicUplink(device: micDevice)
+        let outbox = session.outbox
+        uplink.send = { seq, pts, bytes in
+            _ = outbox.send(.mic(AudioFrame(seq: seq, ptsNs: pts, payload: Array(bytes))))
+        }
+        lock.withLock { mic = uplink }
+        uplink.start()
     }
 
     private func start(_ hello: ServerHello) -> AudioOutput? {

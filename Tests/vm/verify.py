@@ -1017,6 +1017,9 @@ def check_audio(out):
     # Gaps and SNR are judged when the sink reports the recorded stretch clean (no underrun or
     # mute in its last stats seconds); a TCG guest on a loaded host misses its real-time wake-ups
     # (wake late max above), which the sink reports — then they are figures only.
+    mic = sum(1 for r in host if r.get("kind") == "mic")
+    mic_ok = mic >= 50 * len(stats)  # 100 per second of session expected; half under TCG
+    figures += f"; mic uplink: {mic} 0xCB datagrams at the host in {len(stats)} s"
     window = stats[-(int(float(capture.get("frames", 0)) / AUDIO_RATE) + 2):]
     clean = (len(window) >= 2 and window[-1]["xruns"] == window[0]["xruns"] and window[-1]["muted_ms"] == window[0]["muted_ms"]
              and window[-1]["concealed_ms"] - window[0]["concealed_ms"] <= 50.0)
@@ -1025,7 +1028,7 @@ def check_audio(out):
                        f"{window[-1]['concealed_ms'] - window[0]['concealed_ms']:.0f} ms concealed while recording: gap and SNR not judged")
     ok = (last - first >= 2 * AUDIO_RATE // block and abs(freq - AUDIO_TONE_HZ) <= AUDIO_FREQ_TOLERANCE_HZ
           and mirrored >= AUDIO_MIN_MIRRORED and len(latencies) >= 3 and lat[-1] <= AUDIO_MAX_MARKER_LATENCY_MS
-          and "hw:Loopback,0" in startup and (not clean or (snr >= AUDIO_MIN_SNR_DB and gap_ms < AUDIO_GAP_MS)))
+          and "hw:Loopback,0" in startup and mic_ok and (not clean or (snr >= AUDIO_MIN_SNR_DB and gap_ms < AUDIO_GAP_MS)))
     report(ok, name, figures)
 
 

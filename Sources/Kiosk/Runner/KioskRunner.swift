@@ -273,7 +273,7 @@ public final class KioskRunner {
         }
         let choice = SessionAudio.choose(explicit: explicit, drmNode: glass?.presenter.device.path,
                                          connector: glass?.presenter.connector.name)
-        return SessionAudio(choice: choice, realtimePriority: configuration.audioRealtimePriority)
+        return SessionAudio(choice: choice, realtimePriority: configuration.audioRealtimePriority, micDevice: configuration.micDevice)
     }
 
     private func startFile(job: Int, _ playback: FilePlayback) {

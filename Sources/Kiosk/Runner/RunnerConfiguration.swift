@@ -66,6 +66,8 @@ public struct RunnerConfiguration {
     public var audio: AudioChoice = .none
     /// SCHED_FIFO priority of the audio sink thread (0: SCHED_OTHER); below the present thread's.
     public var audioRealtimePriority: Int32 = 5
+    /// ALSA capture device for the mic uplink (nil: none); used when the host grants the mic.
+    public var micDevice: String?
 
     public enum AudioChoice: Equatable {
         case none

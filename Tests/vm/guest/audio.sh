@@ -2,7 +2,8 @@
 # The audio check's evidence (sourced by checks.sh; POSIX sh, root in the guest). pf-testhost sends
 # a real-time 5 ms Opus 997 Hz tone with a 3 kHz marker packet every AUDIO_MARKER_EVERY packets to
 # a headless kiosk on 127.0.0.1, which plays it to hw:Loopback,0; pf-testhost records
-# hw:Loopback,1 itself (same process clock as its marker log). Leaves in $O:
+# hw:Loopback,1 itself (same process clock as its marker log). The kiosk also sends the mic uplink
+# from hw:Loopback,1,1 (an idle cable: silence), which pf-testhost logs as "kind":"mic". Leaves in $O:
 #   audio-host.{stdout,stderr,rc}   {"audio_marker":…} per marker, {"capture":…} at the end
 #   audio-kiosk.{stdout,stderr,rc}  stats lines with "audio":{…}, the start-up line on stderr
 #   audio-capture.raw               S16_LE stereo 48 kHz (copied from guest tmpfs)
@@ -16,7 +17,7 @@ a_host=$!
 wait_for "$O/audio-host.stderr" 'listening on' 30 || echo "audio: pf-testhost did not start"
 a_fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/audio-host.stderr" | head -1)
 timeout "$KIOSK_TIMEOUT" "$KIOSK" connect 127.0.0.1:9790 --headless --fp "$a_fp" --seconds "$AUDIO_SECONDS" \
-  --audio-device hw:Loopback,0 > "$O/audio-kiosk.stdout" 2> "$O/audio-kiosk.stderr"
+  --audio-device hw:Loopback,0 --mic hw:Loopback,1,1 > "$O/audio-kiosk.stdout" 2> "$O/audio-kiosk.stderr"
 echo $? > "$O/audio-kiosk.rc"
 wait $a_host
 echo $? > "$O/audio-host.rc"
