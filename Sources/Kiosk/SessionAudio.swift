@@ -17,13 +17,16 @@ public final class SessionAudio: @unchecked Sendable {
     public let realtimePriority: Int32
     /// `--mic DEVICE`: the capture device of the mic uplink, used when the host grants the mic.
     public let micDevice: String?
+    /// Play the session's sound (false: `--audio none` with `--mic`: the uplink only).
+    public let plays: Bool
     private let lock = NSLock()
     private var output: AudioOutput?
     private var mic: MicUplink?
     /// Host − client clock offset in force (pump thread).
     private var offsetNs: Int64 = 0
 
-    public init(choice: AudioDeviceChoice, realtimePriority: Int32, micDevice: String? = nil) {
+    public init(choice: AudioDeviceChoice, realtimePriority: Int32, micDevice: String? = nil, plays: Bool = true) {
+        self.plays = plays
         self.choice = choice
         self.realtimePriority = realtimePriority
         self.micDevice = micDevice
@@ -56,7 +59,7 @@ public final class SessionAudio: @unchecked Sendable {
         }
         // The device opens with the first audio datagram: a host that sends none costs nothing.
         session.onAudio = { [self] packet in
-            if current == nil, let h = hello {
+            if current == nil, plays, let h = hello {
                 hello = nil
                 current = start(h)
                 current?.setClockOffset(offsetNs)
@@ -110,7 +113,8 @@ public final class SessionAudio: @unchecked Sendable {
     }
 
     private func start(_ hello: ServerHello) -> AudioOutput? {
-        stop()
+        let previous = lock.withLock { () -> AudioOutput? in defer { output = nil }; return output }
+        previous?.stop()
         var settings = AudioOutput.Settings(device: choice.device, reason: choice.reason)
         settings.realtimePriority = realtimePriority
         let made: AudioOutput

@@ -15,7 +15,6 @@ struct AudioOptions: ParsableArguments {
     func validate() throws {
         if audio != "auto" && audio != "none" { throw ValidationError("--audio must be auto or none") }
         if audio == "none" && audioDevice != nil { throw ValidationError("--audio none plays nothing; drop --audio-device") }
-        if audio == "none" && mic != nil { throw ValidationError("--mic goes with the session's sound; drop --audio none") }
         if !(0...99).contains(audioPriority) { throw ValidationError("--audio-priority must be 0...99") }
     }
 

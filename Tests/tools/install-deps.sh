@@ -14,6 +14,7 @@ packages=(
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
+  alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
 

@@ -18,6 +18,9 @@ public final class MicUplink: @unchecked Sendable {
     private let muted = Atomic<Bool>(false)
     private let sentPackets = Atomic<Int>(0)
     private let failures = Atomic<Int>(0)
+    /// Reads recovered, short reads (the thread's own counts).
+    private var recovered = 0, shortReads = 0
+    private var lastRecovered: Int32 = 0
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
@@ -38,7 +41,8 @@ public final class MicUplink: @unchecked Sendable {
         t.start()
     }
 
-    /// Stops and waits for the thread (its reads and backoff are bounded to ~100 ms).
+    /// Stops and waits for the thread: within a 10 ms frame while the device delivers (a device
+    /// that stopped delivering ends its read with EIO after the kernel's 10 s).
     public func stop() {
         guard thread != nil, running.exchange(false, ordering: .relaxed) else { return }
         finished.wait()
@@ -81,17 +85,22 @@ public final class MicUplink: @unchecked Sendable {
             }
             backoffMs = 100
             while running.load(ordering: .relaxed) {
-                // Bounded wait, so `stop` is heard within 100 ms even from a silent device.
-                let ready = snd_pcm_wait(p, 100)
-                if ready == 0 { continue }
-                let n = ready < 0 ? snd_pcm_sframes_t(ready) : samples.withUnsafeMutableBytes { snd_pcm_readi(p, $0.baseAddress!, snd_pcm_uframes_t(MicEncoder.frameSamples)) }
+                // A blocking read returns each 10 ms frame as it completes (a device that stops
+                // delivering fails it with EIO after the kernel's 10 s, and the device is reopened).
+                let n = samples.withUnsafeMutableBytes { snd_pcm_readi(p, $0.baseAddress!, snd_pcm_uframes_t(MicEncoder.frameSamples)) }
                 if n < 0 {
-                    if snd_pcm_recover(p, Int32(n), 1) == 0 { _ = snd_pcm_start(p); continue }
+                    if snd_pcm_recover(p, Int32(n), 1) == 0 {
+                        recovered += 1
+                        lastRecovered = Int32(n)
+                        _ = snd_pcm_start(p)
+                        continue
+                    }
                     failures.add(1, ordering: .relaxed)
                     onLine("mic \(device) failed (\(String(cString: snd_strerror(Int32(n))))); reopening")
                     break
                 }
-                guard Int(n) == MicEncoder.frameSamples, !muted.load(ordering: .relaxed) else { continue }
+                if Int(n) != MicEncoder.frameSamples { shortReads += 1; continue }
+                if muted.load(ordering: .relaxed) { continue }
                 for i in 0..<MicEncoder.frameSamples {
                     mono[i] = channels == 1 ? samples[i] : Int16((Int32(samples[2 * i]) + Int32(samples[2 * i + 1])) / 2)
                 }
@@ -106,5 +115,7 @@ public final class MicUplink: @unchecked Sendable {
             }
             snd_pcm_close(p)
         }
+        onLine("mic uplink from \(device) ended: \(sentPackets.load(ordering: .relaxed)) packets sent, \(failures.load(ordering: .relaxed)) device failures, "
+               + "\(recovered) reads recovered\(recovered > 0 ? " (last: \(String(cString: snd_strerror(lastRecovered))))" : ""), \(shortReads) short reads")
     }
 }

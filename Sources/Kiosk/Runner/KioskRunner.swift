@@ -1,6 +1,7 @@
 import VideoFrames
 import SystemClock
 import CPunktfunkLinux
+import Audio
 import Display
 import Foundation
 import Glibc
@@ -267,7 +268,12 @@ public final class KioskRunner {
     private func makeAudio() -> SessionAudio? {
         let explicit: String?
         switch configuration.audio {
-        case .none: return nil
+        case .none:
+            // The mic uplink alone, or nothing.
+            return configuration.micDevice.map {
+                SessionAudio(choice: AudioDeviceChoice(device: "none", reason: "--audio none"), realtimePriority: 0,
+                             micDevice: $0, plays: false)
+            }
         case .automatic: explicit = nil
         case .device(let name): explicit = name
         }
