@@ -190,11 +190,10 @@ private final class Sink {
     func run() {
         let scheduling = SinkScheduling.raise(priority: settings.realtimePriority)
         defer { scheduling.restore() }
-        var opened = open()
+        let failure = open()
         let how = pcm.map { "\($0.periodFrames)-frame periods, \($0.bufferFrames)-frame buffer, \($0.format == .s32 ? "S32_LE" : "S16_LE"), \(describe($0.routing))" }
-            ?? "not open yet (\(opened ?? "?")), retrying"
+            ?? "not open yet (\(failure ?? "?")), retrying"
         owner.onLine("audio on \(settings.device) (\(settings.reason)): \(format()) · \(how) · \(scheduling.description)")
-        opened = nil
         while owner.isRunning {
             let now = MonotonicClock.nowNs()
             if pcm == nil {
