@@ -34,6 +34,8 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libevdev-dev"])]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev",
                    providers: [.apt(["libudev-dev"])]),
+    .systemLibrary(name: "CALSA", pkgConfig: "alsa",
+                   providers: [.apt(["libasound2-dev"])]),
 ]
 
 let package = Package(
@@ -91,8 +93,8 @@ let package = Package(
         .target(name: "VideoFrames"),
         .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA"]),
         // Session audio: decode (Opus/multistream, RED, PCM) to Float in wire channel order and the
-        // adaptive jitter buffer (pure); ALSA output comes later.
-        .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus"]),
+        // adaptive jitter buffer (pure); the ALSA sink on its own thread, device choice (ELD/jack).
+        .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus", "CALSA", "SystemClock", "CPunktfunkLinux"]),
         // evdev keyboards, mice and pads (libevdev, libudev hot-plug), their mapping onto the
         // wire's input events, the held-input and escape-chord rules, and DualSense/force-feedback
         // output. The input thread is native; the mapping is pure and unit-tested.
@@ -103,7 +105,7 @@ let package = Package(
         .target(
             name: "Kiosk",
             dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
-                           "SystemClock", "CPunktfunkLinux", "Input"]
+                           "Audio", "Input", "SystemClock", "CPunktfunkLinux"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
         // pairing, Retry listener, looped AUs through the real packetizer/FEC/AEAD), synthetic and
@@ -112,7 +114,7 @@ let package = Package(
             name: "PunktfunkTestHost",
             dependencies: [
                 "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", "SystemClock",
-                "COpus", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
+                "COpus", "CALSA", "CGnuTLS", "CNgtcp2", "CNgtcp2CryptoGnuTLS",
             ],
             // The --demo stream: 1 s of 640x360 HEVC (libx265, testsrc2), looped by the embedded host.
             resources: [.embedInCode("Resources/demo.hevc")]
@@ -172,7 +174,7 @@ let package = Package(
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
-        .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire"]),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input"]),

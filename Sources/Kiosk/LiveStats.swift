@@ -8,8 +8,10 @@ public final class LiveStats: @unchecked Sendable {
     private let lock = NSLock()
     private var framesLost: UInt64 = 0
     private var offsetNs: Int64?
+    /// The stream's sound, for the overlay's audio line (nil: `--audio none`).
+    public let audio: SessionAudio?
 
-    public init() {}
+    public init(audio: SessionAudio? = nil) { self.audio = audio }
 
     /// Pump thread: the newest per-second stats.
     public func update(_ stats: PumpStats) {
@@ -31,7 +33,9 @@ public final class LiveStats: @unchecked Sendable {
     /// The overlay's counters: video bytes and decode figures from `stage`, loss from the session.
     public func counters(stage: DecodeStage) -> StatsCounters {
         let t = stage.totals
-        return StatsCounters(videoBytes: t.bytes, decodedPictures: t.pictures, decodeNs: t.decodeNs,
-                             framesLost: lock.withLock { framesLost })
+        var c = StatsCounters(videoBytes: t.bytes, decodedPictures: t.pictures, decodeNs: t.decodeNs,
+                              framesLost: lock.withLock { framesLost })
+        c.audioLine = audio?.stats?.overlayLine
+        return c
     }
 }

@@ -49,6 +49,14 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
     @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
     @Option(help: "Access grants mask the ServerHello carries (255 = all).") var grants: UInt32 = 255
+    @Option(name: .customLong("audio-skew-ppm"), help: "Run the audio clock this many ppm slow (> 0) or fast (< 0) against CLOCK_MONOTONIC.") var audioSkewPPM = 0.0
+    @Option(name: .customLong("audio-loss"), help: "Audio datagrams dropped on purpose, percent (seeded).") var audioLoss = 0.0
+    @Option(name: .customLong("audio-jitter-ms"), help: "Hold each audio datagram back a random 0…N ms (reorders).") var audioJitterMs = 0.0
+    @Option(name: .customLong("audio-marker-every"), help: "Every Nth audio packet is a 3 kHz marker burst; its due time is logged as {\"audio_marker\":…} (0 = none).") var audioMarkerEvery = 0
+    @Option(help: "Record this ALSA capture device (e.g. hw:Loopback,1) as S16_LE stereo 48 kHz into --capture-file, then print {\"capture\":…}.") var capture: String?
+    @Option(name: .customLong("capture-seconds")) var captureSeconds = 5.0
+    @Option(name: .customLong("capture-file")) var captureFile = "capture.raw"
+    @Option(name: .customLong("capture-skip"), help: "Seconds of sound to let pass before recording.") var captureSkip = 0.0
     @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
@@ -113,9 +121,21 @@ struct PFTestHost: ParsableCommand {
         options.blackoutAfterFrames = blackoutAfter
         options.blackoutSeconds = blackoutSeconds
         if audio {
-            let tone = TestToneFeed(try OpusToneSource())
+            let tone = TestToneFeed(try OpusToneSource(markerEvery: audioMarkerEvery))
             options.audioSource = { _ in tone.next() }
+            options.audioSkewPPM = audioSkewPPM
+            options.audioLossPercent = audioLoss
+            options.audioJitterNs = UInt64(max(0, audioJitterMs) * 1e6)
+            if audioMarkerEvery > 0 {
+                let every = UInt32(audioMarkerEvery)
+                options.onAudioProduced = { seq, due in
+                    if seq % every == 0 { FileHandle.standardOutput.write(Data("{\"audio_marker\":{\"seq\":\(seq),\"due_mono_ns\":\(due)}}\n".utf8)) }
+                }
+            }
         }
+        let recorder = capture.map { LoopbackCapture(device: $0, seconds: captureSeconds, path: captureFile, skipSeconds: captureSkip) }
+        recorder?.start()
+        defer { if let recorder { FileHandle.standardOutput.write(Data((recorder.wait().json + "\n").utf8)) } }
         if let script { options.events = try ScriptFile.events(path: script) }
         options.pendingCount = pending
         options.pendingEveryNs = UInt64(pendingEvery * 1e9)

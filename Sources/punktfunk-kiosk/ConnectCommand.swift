@@ -35,6 +35,7 @@ struct ConnectCommand: ParsableCommand {
     @Option(help: "Input: devices (keyboards, mice and pads through evdev, grabbed while streaming; Ctrl+Alt+Shift+Q or Start+Select+L1+R1 ends the stream) or none.") var input = "devices"
     @Option(help: "A file of SDL game-controller mapping lines for pads the kernel maps oddly (SDL_GAMECONTROLLERCONFIG is read too).") var padMappings: String?
     @OptionGroup var display: DisplayOptions
+    @OptionGroup var sound: AudioOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
@@ -64,6 +65,7 @@ struct ConnectCommand: ParsableCommand {
             if let env = ProcessInfo.processInfo.environment["SDL_GAMECONTROLLERCONFIG"] { options.mappings += SDLMapping.parse(env) }
             configuration.input = options
         }
+        sound.apply(to: &configuration)
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }

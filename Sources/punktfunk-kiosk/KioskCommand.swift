@@ -17,6 +17,7 @@ struct KioskCommand: ParsableCommand {
     @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software.") var decoder = "software"
     @Option(help: "End after this many seconds (default: until Ctrl+C or SIGTERM).") var seconds: Double?
     @OptionGroup var display: DisplayOptions
+    @OptionGroup var sound: AudioOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
@@ -29,6 +30,7 @@ struct KioskCommand: ParsableCommand {
                                                 decoder: DecoderChoice(decoder)!.rungs, decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: display.stats)
+        sound.apply(to: &configuration)
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
         let demoHost: DemoHost

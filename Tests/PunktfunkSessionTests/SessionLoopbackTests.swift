@@ -206,12 +206,13 @@ func runClient(_ client: ClientSession) -> ClientRun {
         let sent = sentPackets.get
         for frame in received { #expect(sent[frame.seq] == frame.payload, "audio seq \(frame.seq)") }
         // Decoded, the packets are the tone: 240 samples per channel each, ~1000 Hz by zero crossings.
-        let decoder = try OpusDecoder()
-        var left: [Int16] = []
+        let decoder = try AudioDecoder(format: .opus(.stereo))
+        var pcm = [Float](repeating: 0, count: decoder.maxSamplesPerPacket)
+        var left: [Float] = []
         for frame in received.sorted(by: { $0.seq < $1.seq }) {
-            let pcm = try decoder.decode(frame.payload)
-            #expect(pcm.count == 480)
-            left += stride(from: pcm.startIndex, to: pcm.endIndex, by: 2).map { pcm[$0] }
+            let frames = try decoder.decode(frame.payload, into: &pcm)
+            #expect(frames == 240)
+            left += stride(from: 0, to: 2 * frames, by: 2).map { pcm[$0] }
         }
         let settled = Array(left.dropFirst(4_800))   // skip the codec's start-up
         var crossings = 0

@@ -8,12 +8,14 @@ packages=(
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libgnutls28-dev   # QUIC + TLS 1.3
   libsodium-dev                                               # SPAKE2 point/scalar ops (pairing)
   libopus-dev                                                 # Opus audio
+  libasound2-dev                                              # ALSA output (Audio sink)
   libva-dev libdrm-dev                                        # VA-API decode, KMS
   libavcodec-dev                                              # software HEVC rung
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
   libevdev-dev libudev-dev                                    # evdev input, udev hot-plug
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
+  alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
 

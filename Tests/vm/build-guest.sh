@@ -68,8 +68,9 @@ if [ ! -f "$k/initrd.gz" ] || [ "$here/init" -nt "$k/initrd.gz" ] || [ "$k/vkms.
   if ldd "$root/bin/busybox" >/dev/null 2>&1; then echo "vm-build: busybox is not static (install busybox-static)" >&2; exit 1; fi
   cp "$here/init" "$root/init" && chmod 755 "$root/init"
   n=10
-  # evdev, uinput, uhid + hid-playstation (ff-memless, led-class-multicolor): the input check
-  for m in bochs virtio-gpu 9pnet_virtio 9p virtio_pci vgem evdev uinput uhid hid-playstation; do
+  # evdev, uinput, uhid + hid-playstation (ff-memless, led-class-multicolor): the input check;
+  # snd-aloop: the audio check
+  for m in bochs virtio-gpu 9pnet_virtio 9p virtio_pci vgem evdev uinput uhid hid-playstation snd-aloop; do
     modprobe -d "$k/kernel" -S "$kver" --show-depends "$m"
   done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' | while read -r ko; do
     name=$(basename "$ko")
@@ -77,6 +78,8 @@ if [ ! -f "$k/initrd.gz" ] || [ "$here/init" -nt "$k/initrd.gz" ] || [ "$k/vkms.
       *.ko.xz) xz -dc "$ko" > "$root/mods/$n-${name%.xz}" ;;
       *) cp "$ko" "$root/mods/$n-$name" ;;
     esac
+    # snd-aloop as card 0 "Loopback" (the audio check plays to hw:Loopback,0, records hw:Loopback,1)
+    case $name in snd-aloop.ko*) echo "index=0 id=Loopback pcm_substreams=2" > "$root/mods/$n-snd-aloop.params" ;; esac
     n=$((n + 1))
   done
   cp "$k/vkms.ko" "$root/mods/99-vkms.ko"

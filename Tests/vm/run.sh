@@ -7,8 +7,10 @@
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input" to run (default all;
-#                 for iterating)
+#   PF_VM_TESTHOST pf-testhost binary for the input and audio checks (default: .build/release/pf-testhost,
+#                 built here)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input audio" to run
+#                 (default all; for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,13 +26,15 @@ if [ -z "${PF_VM_KIOSK:-}" ]; then
   echo "vm-harness: swift build -c release --product punktfunk-kiosk" >&2
   (cd "$repo" && swift build -c release --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
 fi
+kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
+[ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
+# the input and audio checks' host (PF_VM_TESTHOST: a pf-testhost binary to use instead of building one)
 if [ -z "${PF_VM_TESTHOST:-}" ]; then
   echo "vm-harness: swift build -c release --product pf-testhost" >&2
   (cd "$repo" && swift build -c release --product pf-testhost >&2) || fail "building the release pf-testhost failed"
 fi
 testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
-kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
-[ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
+[ -x "$testhost" ] || fail "pf-testhost binary $testhost not found"
 
 kver=$("$here/kernel-version.sh")
 mkdir -p "$cache"
@@ -76,7 +80,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input audio}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -103,6 +107,13 @@ OVERLAY_FIXTURE='glass-1024x768.hevc'
 OVERLAY_FRAMES='5,20'
 OVERLAY_DEMO_FRAMES='60'
 VT_FIXTURE='glass-1024x768.hevc'
+AUDIO_SECONDS=26
+AUDIO_CAPTURE_SKIP=14
+AUDIO_CAPTURE_SECONDS=6
+AUDIO_MIC_SECONDS=4
+AUDIO_MARKER_EVERY=100
+AUDIO_LOSS=1
+AUDIO_JITTER_MS=2
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

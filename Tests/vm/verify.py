@@ -891,6 +891,149 @@ def check_hdr(out, fixtures, env):
                + f"; after: {show(after)}" + ("" if ok else f" | {stderr_hint(out, name)}"))
 
 
+# ---------------------------------------------------------------- audio
+
+AUDIO_TONE_HZ = 997.0
+AUDIO_MARKER_HZ = 3000.0
+AUDIO_RATE = 48000
+# 997 Hz measured over seconds: the sink's drift/target control drops or repeats at most 2 of 240
+# frames (FrameStretch), so while it walks its delay to target the tone runs up to 0.83 % off
+AUDIO_FREQ_TOLERANCE_HZ = 0.0085 * 997
+AUDIO_MIN_SNR_DB = 20.0            # tone vs everything else, markers and their edges left out
+AUDIO_GAP_MS = 10.0                 # no stretch this long below a tenth of the tone's level
+AUDIO_MAX_MARKER_LATENCY_MS = 300.0  # host produced → left the loopback, under TCG (jitter target ≤ 120 ms)
+AUDIO_MIN_MIRRORED = 0.9            # R = -L: corr(L, R) ≤ -0.9, the channels arrive in order
+# The recording starts AUDIO_CAPTURE_SKIP s after the first sound (guest.env): under TCG the sink's
+# first seconds raise its buffer from 2 periods after underruns (aloop's jiffy timer and the
+# emulated CPUs wake it up to ~15 ms late) and the jitter buffer then walks its delay to target by
+# dropping frames (0.8 % faster at most, which raises the tone's pitch meanwhile). The xruns are
+# reported; the settled stream must be clean.
+AUDIO_SETTLE_S = 0.5
+
+
+def goertzel_power(x, start, n, freq):
+    w = 2 * math.pi * freq / AUDIO_RATE
+    c = 2 * math.cos(w)
+    s1 = s2 = 0.0
+    for i in range(start, start + n):
+        s0 = x[i] + c * s1 - s2
+        s2, s1 = s1, s0
+    return (s1 * s1 + s2 * s2 - c * s1 * s2) / (n * n / 4)
+
+
+def check_audio(out):
+    name = "audio: Opus tone → kiosk ALSA sink → snd-aloop"
+    rc = rc_of(out, "audio-kiosk")
+    host = read_jsonl(os.path.join(out, "audio-host.stdout"))
+    capture = next((r["capture"] for r in host if "capture" in r), None)
+    markers = {r["audio_marker"]["seq"]: r["audio_marker"]["due_mono_ns"] for r in host if "audio_marker" in r}
+    stats = [r["audio"] for r in read_jsonl(os.path.join(out, "audio-kiosk.stdout")) if "audio" in r]
+    startup = next((l for l in read_text(os.path.join(out, "audio-kiosk.stderr")).splitlines() if "audio on " in l), "")
+    try:
+        raw = open(os.path.join(out, "audio-capture.raw"), "rb").read()
+    except OSError:
+        raw = b""
+    if rc != 0 or not capture or capture.get("error") or not stats or len(raw) < AUDIO_RATE * 4:
+        return report(False, name, f"kiosk rc {rc}, capture {capture}, {len(stats)} stats lines, {len(raw)} bytes; "
+                      f"{stderr_hint(out, 'audio-kiosk')} | host: {stderr_hint(out, 'audio-host')}")
+    import array
+    samples = array.array("h")
+    samples.frombytes(raw[:len(raw) // 4 * 4])
+    left = [float(v) / 32768 for v in samples[0::2]]
+    right = samples[1::2]
+    n = len(left)
+    block = 120  # 2.5 ms
+    # marker blocks: 3 kHz dominating; each marker's onset = first block of a run
+    marker_blocks, onsets, level = set(), [], []
+    prev = False
+    for b in range(n // block):
+        st = b * block
+        rms = math.sqrt(sum(v * v for v in left[st:st + block]) / block)
+        level.append(rms)
+        m = rms > 0.2 and goertzel_power(left, st, block, AUDIO_MARKER_HZ) > 0.5 * rms * rms
+        if m:
+            marker_blocks.update(range(b - 2, b + 4))
+            if not prev:
+                onsets.append(st)
+        prev = m
+    playing = [b for b, r in enumerate(level) if r > 0.1]
+    if not playing:
+        return report(False, name, "the capture is silent")
+    first, last = playing[0] + int(AUDIO_SETTLE_S * AUDIO_RATE / block), playing[-1] - 40  # and 0.1 s before the end
+    # gaps: consecutive quiet blocks inside the playing span
+    gap, run = 0, 0
+    for b in range(first, last):
+        run = run + 1 if level[b] < 0.035 and b not in marker_blocks else 0
+        gap = max(gap, run)
+    gap_ms = gap * block * 1000 / AUDIO_RATE
+    # frequency from rising zero crossings outside markers; SNR from a per-block fitted 997 Hz sine
+    crossings = []
+    for b in range(first, last):
+        if b in marker_blocks:
+            continue
+        st = b * block
+        for i in range(st, st + block):
+            if left[i - 1] < 0 <= left[i]:
+                crossings.append(i - 1 + left[i - 1] / (left[i - 1] - left[i]))
+    periods = [b - a for a, b in zip(crossings, crossings[1:]) if 0.5 * AUDIO_RATE / AUDIO_TONE_HZ < b - a < 1.5 * AUDIO_RATE / AUDIO_TONE_HZ]
+    freq = AUDIO_RATE / (sum(periods) / len(periods)) if periods else 0.0
+    sig = noise = 0.0
+    w = 2 * math.pi * AUDIO_TONE_HZ / AUDIO_RATE
+    for b in range(first, last, 8):  # every 8th block: enough, and quick
+        if b in marker_blocks:
+            continue
+        st = b * block
+        cs = sum(left[i] * math.cos(w * i) for i in range(st, st + block)) * 2 / block
+        sn = sum(left[i] * math.sin(w * i) for i in range(st, st + block)) * 2 / block
+        for i in range(st, st + block):
+            fit = cs * math.cos(w * i) + sn * math.sin(w * i)
+            sig += fit * fit
+            noise += (left[i] - fit) ** 2
+    snr = 10 * math.log10(sig / noise) if noise > 0 else 99.0
+    # channel order: the tone is L = s, R = -s, so L and R correlate at -1
+    lr = ll = rr = 0.0
+    for i in range(first * block, last * block, 7):
+        lv, rv = samples[2 * i], right[i]
+        lr += lv * rv; ll += lv * lv; rr += rv * rv
+    mirrored = -lr / math.sqrt(ll * rr) if ll > 0 and rr > 0 else 0.0
+    # marker latency: onset (capture clock) − the nearest earlier marker's due time
+    dues = sorted(markers.values())
+    latencies = []
+    for st in onsets:
+        if st < first * block:
+            continue
+        t = capture["start_mono_ns"] + st * 1_000_000_000 // AUDIO_RATE
+        earlier = [d for d in dues if d <= t and t - d < 1_000_000_000]
+        if earlier:
+            latencies.append((t - earlier[-1]) / 1e6)
+    lat = sorted(latencies)
+    last_stats = stats[-1]
+    figures = (f"judged {(last - first) * block / AUDIO_RATE:.1f} s from {AUDIO_SETTLE_S} s in: {freq:.1f} Hz, SNR {snr:.1f} dB, longest gap {gap_ms:.1f} ms, corr(L, R) {-mirrored:.3f}, "
+               f"{len(latencies)} markers, latency p50 {lat[len(lat) // 2] if lat else float('nan'):.1f} ms "
+               f"max {lat[-1] if lat else float('nan'):.1f} ms; kiosk: xruns {last_stats['xruns']}, "
+               f"concealed {last_stats['concealed_ms']} ms, lost {last_stats['lost']}, buffer {last_stats['buffer_ms']} / "
+               f"target {last_stats['target_ms']} ms, device {last_stats['device_ms']} ms, latency {last_stats['latency_ms']} ms, "
+               f"wake late max {last_stats['wake_late_max_ms']} ms; {startup.split('audio on ', 1)[-1][:160]}")
+    # Gaps and SNR are judged when the sink reports the recorded stretch clean (no underrun or
+    # mute in its last stats seconds); a TCG guest on a loaded host misses its real-time wake-ups
+    # (wake late max above), which the sink reports — then they are figures only.
+    mic = sum(1 for r in host if r.get("kind") == "mic")
+    mic_rc = rc_of(out, "audio-mic-kiosk")
+    mic_seconds = len(read_jsonl(os.path.join(out, "audio-mic-kiosk.stdout")))
+    mic_ok = mic_rc == 0 and mic >= 50 * mic_seconds > 0  # 100 per second of session; half under TCG
+    figures += f"; mic uplink (second session, rc {mic_rc}): {mic} 0xCB datagrams at the host in {mic_seconds} s"
+    window = stats[-(int(float(capture.get("frames", 0)) / AUDIO_RATE) + 2):]
+    clean = (len(window) >= 2 and window[-1]["xruns"] == window[0]["xruns"] and window[-1]["muted_ms"] == window[0]["muted_ms"]
+             and window[-1]["concealed_ms"] - window[0]["concealed_ms"] <= 50.0)
+    figures += "; " + ("the sink reports the recorded stretch clean: gap and SNR judged" if clean else
+                       f"the sink reports {window[-1]['xruns'] - window[0]['xruns']} underruns and "
+                       f"{window[-1]['concealed_ms'] - window[0]['concealed_ms']:.0f} ms concealed while recording: gap and SNR not judged")
+    ok = (last - first >= 2 * AUDIO_RATE // block and abs(freq - AUDIO_TONE_HZ) <= AUDIO_FREQ_TOLERANCE_HZ
+          and mirrored >= AUDIO_MIN_MIRRORED and len(latencies) >= 3 and lat[-1] <= AUDIO_MAX_MARKER_LATENCY_MS
+          and "hw:Loopback,0" in startup and mic_ok and (not clean or (snr >= AUDIO_MIN_SNR_DB and gap_ms < AUDIO_GAP_MS)))
+    report(ok, name, figures)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -924,6 +1067,8 @@ def main():
     if "input" in checks:
         from verify_input import check_input
         check_input(a.out, report)
+    if "audio" in checks:
+        check_audio(a.out)
     failed = RESULTS.count(False)
     print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not RESULTS else 0

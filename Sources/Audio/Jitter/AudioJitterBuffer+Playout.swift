@@ -79,7 +79,7 @@ extension AudioJitterBuffer {
         return concealed(seq: nil, covered: covered)
     }
 
-    /// The jitter target, plus one packet while RED is on and packets are being lost (so the
+    /// The jitter target (at least `delayFloorNs`), plus one packet while RED is on and packets are being lost (so the
     /// successor carrying a lost packet's copy has arrived when the lost packet is due).
     private func targetNs(nowNs: Int64) -> Int64 {
         var t = jitter.targetNs
@@ -87,7 +87,7 @@ extension AudioJitterBuffer {
            nowNs - loss < configuration.redLossMemoryNs {
             t = min(configuration.maxTargetNs, t + frameNs)
         }
-        return t
+        return max(t, min(delayFloorNs, configuration.maxTargetNs))
     }
 
     private mutating func idle() -> Playout<Payload> {

@@ -76,6 +76,9 @@ public struct AudioJitterBuffer<Payload> {
     var stretchCarry = 0.0
     var counters = JitterStats()
     var lastNowNs: Int64 = 0
+    /// The lowest target, ns, whatever the jitter: A/V sync holds audio back to the video with it
+    /// (`AVSyncControl`); capped at `maxTargetNs`. 0: the jitter alone decides.
+    public var delayFloorNs: Int64 = 0
 
     public init(_ configuration: Configuration = .init()) {
         precondition(configuration.capacity >= 8 && configuration.capacity & (configuration.capacity - 1) == 0,

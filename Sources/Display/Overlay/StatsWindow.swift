@@ -7,6 +7,8 @@ public struct StatsCounters: Sendable, Equatable {
     public var decodeNs: UInt64
     /// Frames the network path gave up on; nil when the source has no network (a file).
     public var framesLost: UInt64?
+    /// The audio sink's one-line summary (buffer/target, concealed, xruns, skew); nil: no audio.
+    public var audioLine: String?
 
     public init(videoBytes: UInt64 = 0, decodedPictures: UInt64 = 0, decodeNs: UInt64 = 0, framesLost: UInt64? = nil) {
         self.videoBytes = videoBytes; self.decodedPictures = decodedPictures
@@ -27,13 +29,16 @@ public struct StatsFigures: Sendable, Equatable {
     /// Origin→glass latency percentiles over the interval's frames, ms (nearest rank).
     public var latencyP50Ms: Double?
     public var latencyP95Ms: Double?
+    /// The audio line as the source reported it at the interval's end; nil: no audio line.
+    public var audioLine: String?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.fps == b.fps && a.mbps == b.mbps && a.lost?.interval == b.lost?.interval && a.lost?.total == b.lost?.total
             && a.decodeMs == b.decodeMs && a.latencyP50Ms == b.latencyP50Ms && a.latencyP95Ms == b.latencyP95Ms
+            && a.audioLine == b.audioLine
     }
 
-    /// The overlay's text: five lines, fixed labels, `-` for a missing figure. `latencyLabel`
+    /// The overlay's text: five lines (a sixth with audio), fixed labels, `-` for a missing figure. `latencyLabel`
     /// names the origin (e.g. "capture→glass").
     public func lines(latencyLabel: String) -> [String] {
         func f(_ v: Double?, _ digits: Int) -> String { v.map { Self.fixed($0, digits) } ?? "-" }
@@ -43,7 +48,7 @@ public struct StatsFigures: Sendable, Equatable {
             "loss    " + (lost.map { "\($0.interval)/s (total \($0.total))" } ?? "-"),
             "decode  \(f(decodeMs, 2)) ms",
             "\(latencyLabel) p50 \(f(latencyP50Ms, 1)) p95 \(f(latencyP95Ms, 1)) ms",
-        ]
+        ] + (audioLine.map { [$0] } ?? [])
     }
 
     /// The text before the first interval closed.
@@ -109,6 +114,7 @@ public struct StatsWindow {
         if let total = counters.framesLost {
             figures.lost = (Self.delta(total, prev.framesLost ?? 0), total)
         }
+        figures.audioLine = counters.audioLine
         if pictures > 0 { figures.decodeMs = Double(decodeNs) / Double(pictures) / 1e6 }
         if !latencies.isEmpty {
             latencies.sort()

@@ -51,6 +51,7 @@ final class ActiveStream {
         stopRequested = true
         stopInput()
         pipeline?.stop()
+        if case .session(_, let live) = source { live.audio?.stop() }
     }
 
     /// Stops the input thread: the host gets its last releases (queued before the session's

@@ -1,6 +1,7 @@
 import VideoFrames
 import SystemClock
 import CPunktfunkLinux
+import Audio
 import Display
 import Foundation
 import Glibc
@@ -212,7 +213,8 @@ public final class KioskRunner {
         let pipeline = StreamPipeline(options: options, decoder: decodes ? .init(rungs: configuration.decoder, openVADisplay: {
             try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
         }) : nil)
-        let live = LiveStats()
+        let audio = makeAudio()
+        let live = LiveStats(audio: audio)
         let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && glass == nil)
         let probeKbps = configuration.probeKbps
         let dump = configuration.dumpAccessUnits
@@ -224,7 +226,12 @@ public final class KioskRunner {
         }
         // Without a decoder the first complete access unit is what "the stream runs" means.
         var firstUnitSeen = decodes
+        let stage = pipeline.stage
         pipeline.onAccessUnit = { au in
+            if let audio {
+                let t = stage?.totals
+                audio.noteVideo(ptsNs: au.ptsNs, decodeNs: t.map { $0.pictures > 0 ? $0.decodeNs / $0.pictures : 0 } ?? 0)
+            }
             if !firstUnitSeen {
                 firstUnitSeen = true
                 events.post(.stream(job: job, .firstPicture))
@@ -269,6 +276,10 @@ public final class KioskRunner {
                         line.removeLast()
                         line += ",\"input\":\(input.counters.json)}"
                     }
+                    if let a = audio?.stats, line.hasSuffix("}") {
+                        line.removeLast()
+                        line += ",\"audio\":{\(a.jsonMembers)}}"
+                    }
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
                 if stats.second == 1, let kbps = probeKbps {
@@ -277,16 +288,37 @@ public final class KioskRunner {
             }
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
+            audio?.attach(session)
         }
         pipeline.onProgress = { progress in
             // A lost connection suspends input; the resumed session first gets the releases.
             if case .resuming = progress { input?.setPolicy(nil) }
+            if case .ended = progress { audio?.stop() }
             events.post(.stream(job: job, progress))
         }
         let active = ActiveStream(job: job, source: .session(pipeline, live))
         active.input = input
         replaceStream(with: active)
         pipeline.start()
+    }
+
+    /// The sound of a new live stream, per `configuration.audio` (nil: `--audio none`). The
+    /// device is chosen once per stream; the line saying which and why comes when it opens.
+    private func makeAudio() -> SessionAudio? {
+        let explicit: String?
+        switch configuration.audio {
+        case .none:
+            // The mic uplink alone, or nothing.
+            return configuration.micDevice.map {
+                SessionAudio(choice: AudioDeviceChoice(device: "none", reason: "--audio none"), realtimePriority: 0,
+                             micDevice: $0, plays: false)
+            }
+        case .automatic: explicit = nil
+        case .device(let name): explicit = name
+        }
+        let choice = SessionAudio.choose(explicit: explicit, drmNode: glass?.presenter.device.path,
+                                         connector: glass?.presenter.connector.name)
+        return SessionAudio(choice: choice, realtimePriority: configuration.audioRealtimePriority, micDevice: configuration.micDevice)
     }
 
     private func startFile(job: Int, _ playback: FilePlayback) {

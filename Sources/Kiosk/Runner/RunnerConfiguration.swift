@@ -64,6 +64,19 @@ public struct RunnerConfiguration {
     public var harness: HarnessHooks
     /// Read keyboards, mice and pads into live sessions (nil: no input, `--input none`).
     public var input: InputService.Options?
+    /// Where a live session's sound goes: nowhere (the default here), the HDMI/DP output of the
+    /// display (else ALSA's `default`), or a named ALSA PCM.
+    public var audio: AudioChoice = .none
+    /// SCHED_FIFO priority of the audio sink thread (0: SCHED_OTHER); below the present thread's.
+    public var audioRealtimePriority: Int32 = 5
+    /// ALSA capture device for the mic uplink (nil: none); used when the host grants the mic.
+    public var micDevice: String?
+
+    public enum AudioChoice: Equatable {
+        case none
+        case automatic
+        case device(String)
+    }
 
     public init(display: DisplayChoice, profile: Profile = .configDirectory, decoder: [DecoderRungKind] = [.software],
                 decodeWhenHeadless: Bool = false, sessionSeconds: Double? = nil, statsLines: StatsLines = .always,

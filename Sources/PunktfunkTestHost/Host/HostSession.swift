@@ -56,6 +56,18 @@ public final class HostSession: @unchecked Sendable {
         /// packet (or nil to skip), sent as an 0xC9 audio datagram.
         public var audioSource: (@Sendable (UInt32) -> [UInt8]?)?
         public var audioFrameNs: UInt64 = 5_000_000
+        /// The audio clock's error against CLOCK_MONOTONIC, ppm: packets are produced every
+        /// `audioFrameNs × (1 + ppm/10⁶)` (a host DAC clock running slow for > 0), pts stamped on
+        /// that clock.
+        public var audioSkewPPM: Double = 0
+        /// Audio datagrams dropped on purpose, percent (seeded, independent of `lossPercent`).
+        public var audioLossPercent: Double = 0
+        /// Each audio datagram is held back a uniform random 0…`audioJitterNs` before it is sent
+        /// (so later packets may overtake it).
+        public var audioJitterNs: UInt64 = 0
+        /// Called for each audio packet produced: its seq and the CLOCK_MONOTONIC time it is due
+        /// (before loss or jitter), on the session thread.
+        public var onAudioProduced: (@Sendable (UInt32, UInt64) -> Void)?
         /// Host datagrams (rumble, HID output, cursor, …) and control messages (StreamConfig,
         /// Reconfigured, …) sent when the frame counter reaches `frame`.
         public var events: [ScriptedEvent] = []
@@ -199,6 +211,15 @@ public final class HostSession: @unchecked Sendable {
         var nextFrame: UInt64 = 0
         var nextAudio: UInt64 = 0
         var audioSeq: UInt32 = 0
+        var audioStart: UInt64 = 0
+        /// Packets produced since `audioStart` (the audio clock's count).
+        var audioIndex: UInt64 = 0
+        var audioStartRealtime: UInt64 = 0
+        var audioRNG = SplitMix64(seed: options.seed &+ 0xA0D10)
+        let audioLossThreshold = UInt64(min(max(options.audioLossPercent, 0), 100) / 100 * Double(UInt64.max))
+        let audioPeriod = Double(options.audioFrameNs) * (1 + options.audioSkewPPM / 1e6)
+        /// Audio datagrams held back by the jitter injection: (send time, bytes), unordered.
+        var heldAudio: [(at: UInt64, bytes: [UInt8])] = []
         var frame: UInt32 = 0
         var auIndex = 0
         var forceKeyframe = false
@@ -219,6 +240,7 @@ public final class HostSession: @unchecked Sendable {
             if sender != nil {
                 timeout = nextFrame > now ? min(nextFrame - now, timeout) : 0
                 if options.audioSource != nil { timeout = nextAudio > now ? min(nextAudio - now, timeout) : 0 }
+                if let due = heldAudio.map(\.at).min() { timeout = due > now ? min(due - now, timeout) : 0 }
             }
             let events: [QuicEvent]
             do { events = try driver.wait(timeout: timeout) } catch { throw .transport(error) }
@@ -291,6 +313,8 @@ public final class HostSession: @unchecked Sendable {
                                      aead: GnuTLSMediaAEAD.factory)
                 nextFrame = MonotonicClock.nowNs()
                 nextAudio = nextFrame
+                audioStart = nextFrame
+                audioStartRealtime = MonotonicClock.realtimeNs()
             }
             guard let sender, doneAt == nil else { continue }
             let remote = connection.remoteAddress
@@ -306,15 +330,41 @@ public final class HostSession: @unchecked Sendable {
                     probe = nil
                 }
             }
-            // Audio every `audioFrameNs` (dropped with everything else during a blackout).
+            // Audio every `audioFrameNs` on the (skewed) audio clock, stamped on it; dropped with
+            // everything else during a blackout, and by the audio loss/jitter injection.
             if let source = options.audioSource, MonotonicClock.nowNs() >= nextAudio {
-                nextAudio += options.audioFrameNs
-                if nextAudio < MonotonicClock.nowNs() { nextAudio = MonotonicClock.nowNs() + options.audioFrameNs }
+                let due = nextAudio
+                let ptsNs = audioStartRealtime &+ (due &- audioStart)
+                audioIndex += 1
+                nextAudio = audioStart &+ UInt64(Double(audioIndex) * audioPeriod)
+                if nextAudio &+ 100_000_000 < MonotonicClock.nowNs() {  // stalled: the audio clock starts again from now
+                    audioStart = MonotonicClock.nowNs()
+                    audioStartRealtime = MonotonicClock.realtimeNs()
+                    audioIndex = 0
+                    nextAudio = audioStart
+                }
                 if let payload = source(audioSeq) {
-                    let packet = HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: MonotonicClock.realtimeNs(), payload: payload)))
-                    if !blackedOut, (try? connection.sendDatagram(packet.encoded)) != nil { lock.withLock { _audioSent += 1 } }
+                    options.onAudioProduced?(audioSeq, due)
+                    let packet = HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: ptsNs, payload: payload)))
+                    if audioLossThreshold == 0 || audioRNG.next() >= audioLossThreshold {
+                        let hold = options.audioJitterNs == 0 ? 0 : audioRNG.next() % (options.audioJitterNs + 1)
+                        heldAudio.append((at: MonotonicClock.nowNs() + hold, bytes: packet.encoded))
+                    }
                 }
                 audioSeq &+= 1
+            }
+            if !heldAudio.isEmpty {
+                let t = MonotonicClock.nowNs()
+                var kept = 0
+                for i in heldAudio.indices {
+                    if heldAudio[i].at <= t {
+                        if !blackedOut, (try? connection.sendDatagram(heldAudio[i].bytes)) != nil { lock.withLock { _audioSent += 1 } }
+                    } else {
+                        heldAudio[kept] = heldAudio[i]
+                        kept += 1
+                    }
+                }
+                heldAudio.removeLast(heldAudio.count - kept)
             }
             guard !options.accessUnits.isEmpty else { continue }
             let t = MonotonicClock.nowNs()

@@ -16,12 +16,18 @@ public final class OpusToneSource {
     public let frameSamples: Int
     public let frequencyHz: Double
     public let amplitude: Double
+    /// Every `markerEvery`-th packet (0, N, 2N, …; 0 = never) carries a marker instead of the
+    /// tone: one packet of `markerFrequencyHz` at 0.9 of full scale, whose onset in a capture
+    /// times the path (the tone resumes in phase after it).
+    public let markerEvery: Int
+    public static let markerFrequencyHz = 3_000.0
     private let encoder: OpaquePointer
     private var pcm: [Int16]
     private var packet = [UInt8](repeating: 0, count: 1500)
     private var sampleIndex = 0
 
-    public init(frequencyHz: Double = 997, amplitude: Double = 0.5, frameSamples: Int = 240, bitrate: Int32 = 96_000) throws(AudioError) {
+    public init(frequencyHz: Double = 997, amplitude: Double = 0.5, frameSamples: Int = 240, bitrate: Int32 = 96_000,
+                markerEvery: Int = 0) throws(AudioError) {
         var error: Int32 = 0
         guard let encoder = opus_encoder_create(Self.sampleRate, Self.channels, OPUS_APPLICATION_RESTRICTED_LOWDELAY, &error),
               error == OPUS_OK else { throw .opus(call: "opus_encoder_create", code: error) }
@@ -29,6 +35,7 @@ public final class OpusToneSource {
         self.frameSamples = frameSamples
         self.frequencyHz = frequencyHz
         self.amplitude = amplitude
+        self.markerEvery = markerEvery
         pcm = [Int16](repeating: 0, count: frameSamples * Int(Self.channels))
         pf_opus_set_bitrate(encoder, bitrate)
     }
@@ -48,9 +55,12 @@ public final class OpusToneSource {
         return out
     }
 
-    /// Encodes the next `frameSamples` of the tone.
+    /// Encodes the next `frameSamples` of the tone (or the marker).
     public func nextPacket() throws(AudioError) -> [UInt8] {
-        pcm = Self.tone(frequencyHz: frequencyHz, amplitude: amplitude, startSample: sampleIndex, count: frameSamples)
+        let index = sampleIndex / frameSamples
+        pcm = markerEvery > 0 && index % markerEvery == 0
+            ? Self.tone(frequencyHz: Self.markerFrequencyHz, amplitude: 0.9, startSample: 0, count: frameSamples)
+            : Self.tone(frequencyHz: frequencyHz, amplitude: amplitude, startSample: sampleIndex, count: frameSamples)
         sampleIndex += frameSamples
         let n = pcm.withUnsafeBufferPointer { p in
             packet.withUnsafeMutableBufferPointer { out in

@@ -310,6 +310,12 @@ if selected input; then
   stamp input
 fi
 
+# --- audio: pf-testhost's Opus tone through the kiosk's ALSA sink into snd-aloop (guest/audio.sh)
+if selected audio; then
+  . "$(dirname "$0")/audio.sh"
+  stamp audio
+fi
+
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
 stamp checks-end

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Kiosk
+
+/// The sound options of the commands that run a live session, declared once.
+struct AudioOptions: ParsableArguments {
+    @Option(help: "auto: play the session's sound on the HDMI/DP output of the display (matched by its ELD or jack), else ALSA's default; none: no sound.")
+    var audio = "auto"
+    @Option(name: .customLong("audio-device"), help: "Play the sound on this ALSA PCM (e.g. hw:CARD=PCH,DEV=3, hdmi:0, default) instead of choosing one.")
+    var audioDevice: String?
+    @Option(name: .customLong("audio-priority"), help: "SCHED_FIFO priority of the audio thread, 1-99, or 0 for SCHED_OTHER (below the presenting thread's by default; refused → SCHED_OTHER, said at start).")
+    var audioPriority: Int32 = 5
+    @Option(help: "Send this ALSA capture device (e.g. hw:CARD=Headset,DEV=0, default) to the host as the microphone (10 ms mono Opus with in-band FEC), when the host grants the mic.")
+    var mic: String?
+
+    func validate() throws {
+        if audio != "auto" && audio != "none" { throw ValidationError("--audio must be auto or none") }
+        if audio == "none" && audioDevice != nil { throw ValidationError("--audio none plays nothing; drop --audio-device") }
+        if !(0...99).contains(audioPriority) { throw ValidationError("--audio-priority must be 0...99") }
+    }
+
+    /// Fills the configuration's audio fields.
+    func apply(to configuration: inout RunnerConfiguration) {
+        configuration.audio = audio == "none" ? .none : audioDevice.map { .device($0) } ?? .automatic
+        configuration.audioRealtimePriority = audioPriority
+        configuration.micDevice = mic
+    }
+}
