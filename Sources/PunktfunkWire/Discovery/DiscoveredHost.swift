@@ -1,7 +1,7 @@
 /// One punktfunk host as its DNS-SD advert describes it (control-plane.md §7). Everything here is
 /// advisory and unauthenticated: discovery lists hosts, the pinned fingerprint decides trust, and
 /// a connect verifies the certificate whatever `fingerprint` says.
-public struct DiscoveredHost: Equatable, Sendable {
+public struct DiscoveredHost: Equatable, Sendable, Codable {
     /// Dedup key: TXT `id`, else the full instance name.
     public var id: String
     /// The instance label (the host's display name, free text).

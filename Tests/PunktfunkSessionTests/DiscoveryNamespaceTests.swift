@@ -1,0 +1,91 @@
+import Foundation
+import Glibc
+import Testing
+@testable import PunktfunkSession
+
+/// Discovery end to end over real multicast: `pf-testhost --mdns` and `punktfunk-kiosk discover`
+/// in a private network namespace whose loopback carries multicast (`unshare -n`; needs root —
+/// CI runs as root). The host appears with its TXT fields, a hostile packet is counted and
+/// ignored, `connect NAME` finds the host by its instance name, a pinned fingerprint marks it
+/// known, and the host's goodbye removes it from the list.
+@Suite(.serialized) struct DiscoveryNamespaceTests {
+    static let unshare = ["/usr/bin/unshare", "/bin/unshare"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let whyNot = "needs root, unshare(1) and ip(8) for a private network namespace (CI runs as root)"
+
+    @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)),
+          .enabled(if: getuid() == 0 && DiscoveryNamespaceTests.unshare != nil, Comment(rawValue: DiscoveryNamespaceTests.whyNot)))
+    func aHostAppearsIsFoundByNameAndLeavesOnItsGoodbye() throws {
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("discovery-ns-\(getpid())")
+        try? FileManager.default.removeItem(at: temp)
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let bin = PumpExecutableTests.binDirectory.path
+        let script = """
+            set -u
+            export XDG_CONFIG_HOME=\(temp.path)/cfg HOME=\(temp.path)
+            ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo || exit 3
+            ip -6 route add ff02::/16 dev lo 2>/dev/null
+            "\(bin)/punktfunk-kiosk" discover --watch --seconds 9 > \(temp.path)/watch.out 2> \(temp.path)/watch.err &
+            watcher=$!
+            sleep 0.5
+            # A pointer to itself, from a stranger on the link.
+            printf '\\x00\\x00\\x84\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\xc0\\x0c\\x00\\x01\\x00\\x01' > /dev/udp/224.0.0.251/5353
+            "\(bin)/pf-testhost" --port 0 --bind 127.0.0.1 --sessions 0 --max-seconds 30 --identity-dir \(temp.path)/host \\
+                --mdns "Den Box" --mdns-id den-1 --mdns-mac AA-BB-CC-DD-EE-FF 2> \(temp.path)/host.err &
+            host=$!
+            sleep 1.5
+            echo "=== connect"
+            "\(bin)/punktfunk-kiosk" connect "den box" --headless --tofu --seconds 1 2>&1 | grep -v '^{"second"'
+            echo "=== known"
+            "\(bin)/punktfunk-kiosk" discover --seconds 2 --json
+            sleep 1
+            kill -TERM $host; wait $host
+            echo "=== host exit $?"
+            wait $watcher
+            echo "=== watch"
+            cat \(temp.path)/watch.out
+            echo "=== watch stderr"
+            cat \(temp.path)/watch.err
+            """
+        let run = try PairingExecutableTests.run(URL(fileURLWithPath: Self.unshare!), ["-n", "bash", "-c", script], environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        let out = run.stdout
+        #expect(run.status == 0, "\(run.stderr)\n\(out)")
+        func section(_ name: String) -> String {
+            guard let start = out.range(of: "=== \(name)\n") else { return "" }
+            let rest = out[start.upperBound...]
+            return String(rest[..<(rest.range(of: "\n=== ")?.lowerBound ?? rest.endIndex)])
+        }
+        let watch = section("watch").split(separator: "\n").map(String.init)
+        #expect(watch.count == 2, "\(out)")
+        #expect(watch.first?.hasPrefix("+ Den Box\tid=den-1\taddresses=127.0.0.1\t") == true, "\(watch)")
+        #expect(watch.first?.contains("\tmac=aa:bb:cc:dd:ee:ff\t") == true && watch.first?.contains("\tpair=optional\t") == true, "\(watch)")
+        #expect(watch.last == "- Den Box id=den-1", "\(watch)")
+        #expect(section("watch stderr").contains("1 malformed mDNS packet(s) ignored"), "\(out)")
+        #expect(section("connect").contains("\"den box\" is Den Box (id den-1) at 127.0.0.1:"), "\(out)")
+        // After --tofu pinned the host's certificate, discovery calls it known by its fingerprint.
+        #expect(section("known").contains("\"id\":\"den-1\""), "\(out)")
+        #expect(section("known").contains("\"known\":true"), "\(out)")
+        #expect(out.contains("=== host exit 143"), "the host ends on SIGTERM after its goodbye: \(out)")
+    }
+
+    /// Where 5353 cannot be shared (a socket holds it without SO_REUSEADDR), the browser falls back
+    /// to one-shot queries from an ephemeral port; a responder must own the port and refuses.
+    @Test func anUnsharablePortFallsBackToOneShotQueries() throws {
+        let blocker = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(blocker) }
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        let bound = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(blocker, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        try #require(bound == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(blocker, $0, &length) } }
+        let port = UInt16(bigEndian: sin.sin_port)
+        let socket = try MDNSSocket(port: port)
+        #expect(socket.mode == .oneShot)
+        #expect(socket.notes.first?.contains("using one-shot queries") == true, "\(socket.notes)")
+        #expect(throws: QuicError.self) { try MDNSSocket(port: port, allowOneShot: false) }
+        // And with nothing in the way the same port is shared.
+        close(blocker)
+        #expect(try MDNSSocket(port: port).mode == .shared)
+    }
+}
