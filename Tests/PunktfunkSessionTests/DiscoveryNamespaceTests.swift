@@ -38,6 +38,8 @@ import Testing
             "\(bin)/punktfunk-kiosk" connect "den box" --headless --tofu --seconds 1 2>&1 | grep -v '^{"second"'
             echo "=== known"
             "\(bin)/punktfunk-kiosk" discover --seconds 2 --json
+            echo "=== wake"
+            "\(bin)/punktfunk-kiosk" wake den-1 --wait 3 2>&1
             sleep 1
             kill -TERM $host; wait $host
             echo "=== host exit $?"
@@ -65,6 +67,11 @@ import Testing
         // After --tofu pinned the host's certificate, discovery calls it known by its fingerprint.
         #expect(section("known").contains("\"id\":\"den-1\""), "\(out)")
         #expect(section("known").contains("\"known\":true"), "\(out)")
+        // Wake by id: the MAC and address come from the advert; the namespace has no route for
+        // 255.255.255.255, so that send is a stderr line while the unicast one works.
+        #expect(section("wake").contains("magic packet to 255.255.255.255:9 refused: Network is unreachable"), "\(out)")
+        #expect(section("wake").contains("sent magic packet for aa:bb:cc:dd:ee:ff to 127.0.0.1:9"), "\(out)")
+        #expect(section("wake").contains("Den Box (id den-1) is awake at 127.0.0.1"), "\(out)")
         #expect(out.contains("=== host exit 143"), "the host ends on SIGTERM after its goodbye: \(out)")
     }
 

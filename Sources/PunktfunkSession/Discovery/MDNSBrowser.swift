@@ -63,9 +63,11 @@ public final class MDNSBrowser: @unchecked Sendable {
     }
 
     /// Browses for `seconds` (nil: until `stop()`), calling `onChange` with the whole list each
-    /// time it changes (hosts appearing, changing or leaving). Returns the list at the end.
+    /// time it changes (hosts appearing, changing or leaving), and `onSecond` with the whole
+    /// seconds elapsed once per second (the loop never sleeps longer). Returns the list at the end.
     @discardableResult
-    public func run(for seconds: Double?, onChange: ([DiscoveredHost]) -> Void = { _ in }) -> [DiscoveredHost] {
+    public func run(for seconds: Double?, onChange: ([DiscoveredHost]) -> Void = { _ in },
+                    onSecond: (Int) -> Void = { _ in }) -> [DiscoveredHost] {
         let start = MonotonicClock.nowNs()
         let end = seconds.map { start + UInt64(max(0, $0) * 1e9) }
         var browser = ServiceBrowser(service: Self.service, start: start,
@@ -73,6 +75,7 @@ public final class MDNSBrowser: @unchecked Sendable {
         var listed: [DiscoveredHost] = []
         var buffer = [UInt8](repeating: 0, count: 9000)
         var notesLogged = socket.notes.count
+        var secondsReported = 0
         while true {
             var now = MonotonicClock.nowNs()
             let (stop, requery) = control.withLock { state in
@@ -81,6 +84,11 @@ public final class MDNSBrowser: @unchecked Sendable {
             }
             if stop { break }
             if let end, now >= end { break }
+            let elapsed = Int((now - start) / 1_000_000_000)
+            if elapsed > secondsReported {
+                secondsReported = elapsed
+                onSecond(elapsed)
+            }
             if requery { browser.requery(now: now) }
             if let query = browser.pollQuery(now: now, unicastResponse: socket.mode == .oneShot) {
                 if socket.sendMulticast(query.encoded()) > 0 { counters.queriesSent += 1 }
