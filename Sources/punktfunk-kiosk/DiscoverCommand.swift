@@ -95,23 +95,34 @@ enum HostLookup {
     }
 
     static func entry(for text: String, givenFingerprint: String?, seconds: Double = 3, mdnsPort: UInt16 = 5353) -> HostEntry {
-        guard !looksLikeAddress(text), let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) }) else {
-            return HostEntry(address: text, givenFingerprint: givenFingerprint)
-        }
+        guard !looksLikeAddress(text) else { return HostEntry(address: text, givenFingerprint: givenFingerprint) }
+        let config = ProfileConfig.load()
+        let saved = config.hosts.first { $0.id == text || $0.name?.lowercased() == text.lowercased() }
         var found: DiscoveredHost?
-        browser.run(for: seconds) { hosts in
-            if let match = hosts.first(where: { $0.id == text || $0.name.lowercased() == text.lowercased() }), match.dialAddress != nil {
-                found = match
-                browser.stop()
+        if let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) }) {
+            browser.run(for: seconds) { hosts in
+                let match = hosts.first { host in
+                    host.dialAddress != nil && (host.id == text || host.name.lowercased() == text.lowercased()
+                        || (saved != nil && (host.id == saved!.id || (host.fingerprint != nil && host.fingerprint == saved!.fingerprint))))
+                }
+                if let match {
+                    found = match
+                    browser.stop()
+                }
             }
         }
-        guard let host = found, let address = host.dialAddress else {
-            note("no host named \"\(text)\" answered discovery; trying it as a host name")
-            return HostEntry(address: text, givenFingerprint: givenFingerprint)
+        if let host = found, let address = host.dialAddress {
+            let pinned = Set(KnownHostsLookup.load().entries.values)
+            let pin = givenFingerprint ?? saved?.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
+            note("\"\(text)\" is \(host.name) (id \(host.id)) at \(address)\(pin != nil ? ", pinned" : "")")
+            return HostEntry(id: host.id, name: host.name, address: address, givenFingerprint: pin)
         }
-        let pinned = Set(KnownHostsLookup.load().entries.values)
-        let pin = givenFingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
-        note("\"\(text)\" is \(host.name) (id \(host.id)) at \(address)\(pin != nil ? ", pinned" : "")")
-        return HostEntry(id: host.id, name: host.name, address: address, givenFingerprint: pin)
+        if let saved, let last = saved.addresses.first {
+            let address = last.contains(":") ? "[\(last)]:\(saved.port ?? 9777)" : "\(last):\(saved.port ?? 9777)"
+            note("\"\(text)\" did not answer discovery; trying its last address \(address)")
+            return HostEntry(id: saved.id, name: saved.name ?? saved.id, address: address, givenFingerprint: givenFingerprint ?? saved.fingerprint)
+        }
+        note("no host named \"\(text)\" answered discovery; trying it as a host name")
+        return HostEntry(address: text, givenFingerprint: givenFingerprint)
     }
 }

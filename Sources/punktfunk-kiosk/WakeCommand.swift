@@ -14,7 +14,7 @@ struct WakeCommand: ParsableCommand {
         commandName: "wake",
         abstract: "Wake a sleeping host with Wake-on-LAN magic packets.")
 
-    @Argument(help: "A MAC (aa:bb:cc:dd:ee:ff), or a saved or discovered host's name or id.") var host: String
+    @Argument(help: "A MAC (aa:bb:cc:dd:ee:ff), or the name or id of a host saved in the config or still listed by discovery.") var host: String
     @Option(help: "The host's last known IP address (also sent a unicast packet).") var address: String?
     @Option(help: "Wait up to this many seconds for the host to answer discovery.") var wait: Double?
     @Option(help: "UDP port of the magic packets.") var port: UInt16 = WakeOnLAN.defaultPort
@@ -80,6 +80,12 @@ struct WakeTarget {
     static func resolve(_ text: String, mdnsPort: UInt16) -> WakeTarget {
         if let mac = AdvertText.bytes(ofMAC: Substring(text)) { return WakeTarget(macs: [mac]) }
         var target = WakeTarget(id: text, name: text)
+        if let saved = ProfileConfig.load().hosts.first(where: { $0.id == text || $0.name?.lowercased() == text.lowercased() }) {
+            target.id = saved.id
+            target.macs = saved.macs.compactMap { AdvertText.bytes(ofMAC: Substring($0)) }
+            target.address = saved.addresses.first { !$0.contains(":") }
+            if !target.macs.isEmpty { return target }
+        }
         // A host still listed (it may be going to sleep, or awake and asked to wake anyway).
         if let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) }) {
             browser.run(for: 2) { hosts in

@@ -75,6 +75,52 @@ import Testing
         #expect(out.contains("=== host exit 143"), "the host ends on SIGTERM after its goodbye: \(out)")
     }
 
+    /// Boot-to-stream: the kiosk starts with `autoconnect` (and the host's pinned fingerprint)
+    /// before the host is up, finds it by discovery once it announces, streams it (headless here:
+    /// no display), and saves the addresses and MAC it learnt into the config.
+    @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)),
+          .enabled(if: getuid() == 0 && DiscoveryNamespaceTests.unshare != nil, Comment(rawValue: DiscoveryNamespaceTests.whyNot)))
+    func autoconnectFindsAHostThatComesUpLaterAndStreamsIt() throws {
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("autoconnect-ns-\(getpid())")
+        try? FileManager.default.removeItem(at: temp)
+        try FileManager.default.createDirectory(at: temp.appendingPathComponent("cfg/punktfunk-kiosk"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/PunktfunkTestHost/Resources/demo.hevc").path
+        // The host's identity made up front, so its fingerprint can be pinned in the config.
+        let identity = try TLSIdentity.loadOrCreate(in: temp.appendingPathComponent("host"), commonName: TLSIdentity.hostCommonName)
+        try "autoconnect = den-1\ndecoder = software\nhost.den-1.fp = \(identity.fingerprint)\n".write(to: temp.appendingPathComponent("cfg/punktfunk-kiosk/config"), atomically: true, encoding: .utf8)
+        let bin = PumpExecutableTests.binDirectory.path
+        let script = """
+            set -u
+            export XDG_CONFIG_HOME=\(temp.path)/cfg HOME=\(temp.path)
+            ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo || exit 3
+            "\(bin)/punktfunk-kiosk" --seconds 2 --retry-seconds 1 > \(temp.path)/kiosk.out 2> \(temp.path)/kiosk.err &
+            kiosk=$!
+            sleep 1.5
+            "\(bin)/pf-testhost" --port 0 --bind 127.0.0.1 --sessions 0 --max-seconds 30 --hevc "\(demo)" --identity-dir \(temp.path)/host \\
+                --mdns "Den Box" --mdns-id den-1 --mdns-mac 02:00:00:00:00:07 2> \(temp.path)/host.err &
+            host=$!
+            wait $kiosk
+            echo "=== kiosk exit $?"
+            kill -TERM $host; wait $host
+            echo "=== kiosk stdout"; cat \(temp.path)/kiosk.out
+            echo "=== kiosk stderr"; cat \(temp.path)/kiosk.err
+            echo "=== config"; cat \(temp.path)/cfg/punktfunk-kiosk/config
+            """
+        let run = try PairingExecutableTests.run(URL(fileURLWithPath: Self.unshare!), ["-n", "bash", "-c", script],
+                                                 environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        let out = run.stdout
+        #expect(out.contains("=== kiosk exit 0"), "\(out)")
+        #expect(out.contains("punktfunk-kiosk: found Den Box (id den-1) at 127.0.0.1:"), "\(out)")
+        // Headless stats lines with decoded pictures.
+        let stats = out.split(separator: "\n").filter { $0.hasPrefix("{\"second\":") }
+        #expect(!stats.isEmpty, "\(out)")
+        #expect(out.contains("host.den-1.addresses = 127.0.0.1"), "\(out)")
+        #expect(out.contains("host.den-1.macs = 02:00:00:00:00:07"), "\(out)")
+        #expect(out.contains("autoconnect = den-1"), "\(out)")
+    }
+
     /// Where 5353 cannot be shared (a socket holds it without SO_REUSEADDR), the browser falls back
     /// to one-shot queries from an ephemeral port; a responder must own the port and refuses.
     @Test func anUnsharablePortFallsBackToOneShotQueries() throws {

@@ -23,6 +23,10 @@ public struct KioskMachine: Sendable {
     /// Hosts named at start (kept when discovery replaces its part of the list).
     private let fixedHosts: [HostEntry]
     private var lastJob = 0
+    /// When the error screen retries its host by itself (`policy.retryFailedHostAfterNs`), ns.
+    private var retryAtNs: UInt64?
+    /// Automatic retries since the last stream that showed a picture.
+    private var retries = 0
 
     /// - Parameters:
     ///   - hosts: hosts known at start (the command line's, saved ones).
@@ -39,6 +43,7 @@ public struct KioskMachine: Sendable {
     /// When to call `handle(.timer, now:)` next (nil: no timer is armed).
     public var nextDeadline: UInt64? {
         if case .leaving(let l) = state.phase, l.deadlineNs != .max { return l.deadlineNs }
+        if case .error(_, .some) = state.phase, let retryAtNs { return retryAtNs }
         return nil
     }
 
@@ -73,6 +78,10 @@ public struct KioskMachine: Sendable {
             return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
         case .timer:
+            if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {
+                retryAtNs = nil
+                return user(.connect(hostID: id), now: now)
+            }
             guard case .leaving(var l) = state.phase, l.deadlineNs != .max, now >= l.deadlineNs else { return [] }
             l.deadlineNs = .max
             state.phase = .leaving(l)
@@ -226,6 +235,7 @@ public struct KioskMachine: Sendable {
             state.phase = .connecting(c)
             return []
         case (.connecting(let c), .firstPicture) where c.job == job:
+            retries = 0
             state.phase = .streaming(StreamProgress(job: job, target: c.target, sinceNs: now))
             return []
         case (.streaming(var s), .resuming(let attempt)) where s.job == job:
@@ -323,6 +333,11 @@ public struct KioskMachine: Sendable {
     private mutating func fail(_ sentence: String, retry: String?, code: Int32 = ExitStatus.failed, now: UInt64) -> [KioskEffect] {
         if policy.afterJob == .exitProcess { return leave(code: code, reason: sentence, now: now) }
         state.phase = .error(sentence: sentence, retry: retry)
+        if let delay = policy.retryFailedHostAfterNs, let retry {
+            retries += 1
+            retryAtNs = now + delay
+            state.notice = "Trying \(state.host(retry)?.name ?? retry) again in \((delay + 999_999_999) / 1_000_000_000) s (attempt \(retries + 1))."
+        }
         return []
     }
 
