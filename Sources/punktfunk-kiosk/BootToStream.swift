@@ -40,7 +40,10 @@ struct BootToStream {
                 do { try ConfigFile.store(config, in: directory) } catch { note("cannot save the config: \(error)") }
             }
             note("found \(host.name) (id \(host.id)) at \(host.dialAddress ?? "?")")
-            return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: saved.fingerprint)
+            // The pin: the config's, else the advertised fingerprint when pairing pinned it.
+            let pinned = Set(KnownHostsLookup.load().entries.values)
+            let pin = saved.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
+            return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: pin)
         }
         guard let last = saved.addresses.first else {
             note("\(id) was not found on the network and has no saved address")

@@ -12,6 +12,7 @@ packages=(
   libavcodec-dev                                              # software HEVC rung
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
+  lintian dpkg-dev fakeroot iproute2 util-linux               # package checks (build-deb.sh --check); mDNS tests in a netns
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
