@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package: Tests/tools/build-deb.sh [--check]
 #   → .build-deb/punktfunk-kiosk_<version>_<arch>.deb (path printed on stdout)
+# PF_DEB_BINARY=path packages that binary instead of building one.
 # It holds the release binary (Swift runtime linked in statically), the systemd unit template
 # punktfunk-kiosk@.service and its console reset, every udev/*.rules file, the docs, and the
 # maintainer scripts that create the `kiosk` system user (Sources/punktfunk-kiosk/Install/).
@@ -18,9 +19,13 @@ stamp=$(git log -1 --format=%cd --date=format:%Y%m%d 2>/dev/null || date +%Y%m%d
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 version="0.1.0+git${stamp}.${commit}"
 
-echo "build-deb: swift build -c release --static-swift-stdlib --product punktfunk-kiosk" >&2
-swift build -c release --static-swift-stdlib --product punktfunk-kiosk --scratch-path "$out/swift" >&2
-binary="$out/swift/release/punktfunk-kiosk"
+if [ -n "${PF_DEB_BINARY:-}" ]; then
+  binary="$PF_DEB_BINARY"   # a binary built elsewhere (quick packaging checks)
+else
+  echo "build-deb: swift build -c release --static-swift-stdlib --product punktfunk-kiosk" >&2
+  swift build -c release --static-swift-stdlib --product punktfunk-kiosk --scratch-path "$out/swift" >&2
+  binary="$out/swift/release/punktfunk-kiosk"
+fi
 
 stage="$out/root"
 rm -rf "$stage"
