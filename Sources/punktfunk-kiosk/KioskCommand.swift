@@ -74,6 +74,21 @@ struct KioskCommand: ParsableCommand {
         var policy = KioskPolicy(afterJob: seconds == nil ? .returnToHosts : .exitProcess)
         policy.retryFailedHostAfterNs = UInt64(retrySeconds * 1e9)
         let machine = KioskMachine(policy: policy, hosts: [entry!], initialAction: .connect(hostID: entry!.id), statsOverlay: stats)
+        // Discovery keeps running beside the stream: a retry dials the host where it is now.
+        let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) })
+        if let browser {
+            let inbox = runner.hostListInbox
+            let thread = Thread {
+                browser.run(for: nil) { hosts in
+                    inbox.post(hosts.compactMap { h in
+                        h.dialAddress.map { HostEntry(id: h.id, name: h.name, address: $0, advertisedFingerprint: h.fingerprint) }
+                    })
+                }
+            }
+            thread.name = "discovery"
+            thread.start()
+        }
+        defer { browser?.stop() }
         let code = runner.run(machine)
         if code != 0 { throw ExitCode(code) }
     }

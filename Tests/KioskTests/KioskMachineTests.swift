@@ -611,4 +611,20 @@ import Kiosk
         manual.send(.stream(job: 1, .ended(.failed(sentence: "The host went away."))))
         #expect(manual.machine.nextDeadline == nil && manual.machine.state.notice == nil)
     }
+
+    /// Discovery moves a pinned host to its new address only when the advert claims the pinned
+    /// fingerprint; an advert with the same id and another fingerprint is not followed.
+    @Test func aPinnedHostFollowsOnlyAnAdvertWithItsFingerprint() {
+        let pinned = HostEntry(id: "den", name: "Den", address: "192.168.1.20:9777", givenFingerprint: KioskMachineTests.fp)
+        var box = KioskMachineTests.Box(hosts: [pinned])
+        _ = box.start()
+        box.send(.hostsChanged([HostEntry(id: "den", name: "Den", address: "10.6.6.6:9777", advertisedFingerprint: KioskMachineTests.otherFP),
+                                HostEntry(id: "attic", name: "Attic", address: "192.168.1.30:9777", advertisedFingerprint: KioskMachineTests.otherFP)]))
+        #expect(box.machine.state.host("den")?.address == "192.168.1.20:9777")
+        #expect(box.machine.state.host("attic")?.givenFingerprint == nil)
+        box.send(.hostsChanged([HostEntry(id: "den", name: "Den", address: "192.168.1.44:9777", advertisedFingerprint: KioskMachineTests.fp)]))
+        #expect(box.machine.state.host("den")?.address == "192.168.1.44:9777")
+        #expect(box.machine.state.host("den")?.givenFingerprint == KioskMachineTests.fp)
+        #expect(box.machine.state.hosts.map(\.id) == ["den"])
+    }
 }

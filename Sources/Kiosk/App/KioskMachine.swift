@@ -21,7 +21,7 @@ public struct KioskMachine: Sendable {
     /// The command line's job, issued once the runner reported `.started`.
     private var initialAction: UserAction?
     /// Hosts named at start (kept when discovery replaces its part of the list).
-    private let fixedHosts: [HostEntry]
+    private var fixedHosts: [HostEntry]
     private var lastJob = 0
     /// When the error screen retries its host by itself (`policy.retryFailedHostAfterNs`), ns.
     private var retryAtNs: UInt64?
@@ -66,6 +66,14 @@ public struct KioskMachine: Sendable {
         case .stream(let job, let progress): return stream(job: job, progress, now: now)
         case .pairing(let job, let progress): return pairing(job: job, progress, now: now)
         case .hostsChanged(let discovered):
+            // A given host follows its advert to a new address only when the advert claims the
+            // fingerprint pinned for it (the connect verifies it again); other adverts are listed.
+            for h in discovered {
+                if let i = fixedHosts.firstIndex(where: { $0.id == h.id }), let pin = fixedHosts[i].givenFingerprint,
+                   pin == h.advertisedFingerprint {
+                    fixedHosts[i].address = h.address
+                }
+            }
             var hosts = fixedHosts
             for h in discovered where !hosts.contains(where: { $0.id == h.id }) { hosts.append(h) }
             state.hosts = hosts
