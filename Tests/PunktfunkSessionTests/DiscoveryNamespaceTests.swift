@@ -79,6 +79,34 @@ import Testing
         #expect(out.contains("=== host exit 143"), "the host ends on SIGTERM after its goodbye: \(out)")
     }
 
+    /// IPv6 alone: a veth pair with only link-local IPv6 addresses (loopback multicast is off, so
+    /// no IPv4 multicast path exists); queries, answers and the goodbye travel on ff02::fb.
+    @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)),
+          .enabled(if: getuid() == 0 && DiscoveryNamespaceTests.unshare != nil, Comment(rawValue: DiscoveryNamespaceTests.whyNot)))
+    func discoveryWorksOverIPv6Alone() throws {
+        let bin = PumpExecutableTests.binDirectory.path
+        let script = """
+            set -u
+            ip link set lo up
+            sysctl -qw net.ipv6.conf.default.accept_dad=0 || exit 3
+            ip link add v0 type veth peer name v1 && ip link set v0 up && ip link set v1 up || exit 3
+            for _ in $(seq 50); do [ "$(ip -6 addr show scope link | grep -c fe80)" -ge 2 ] && break; sleep 0.1; done
+            "\(bin)/pf-testhost" --port 0 --bind 127.0.0.1 --sessions 0 --max-seconds 30 --mdns "Six Box" --mdns-id six-1 2>/dev/null &
+            host=$!
+            sleep 1
+            echo "=== found"
+            "\(bin)/punktfunk-kiosk" discover --seconds 2 2>&1
+            kill -TERM $host; wait $host
+            echo "=== after goodbye"
+            "\(bin)/punktfunk-kiosk" discover --seconds 1.5 2>/dev/null
+            """
+        let run = try PairingExecutableTests.run(URL(fileURLWithPath: Self.unshare!), ["-n", "bash", "-c", script],
+                                                 environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(run.stdout.contains("=== found\nSix Box\tid=six-1\taddresses=127.0.0.1\t"), "\(run.stdout)")
+        #expect(run.stdout.hasSuffix("=== after goodbye\n"), "\(run.stdout)")
+    }
+
     /// Boot-to-stream: the kiosk starts with `autoconnect` (and the host's pinned fingerprint)
     /// before the host is up, finds it by discovery once it announces, streams it (headless here:
     /// no display), and saves the addresses and MAC it learnt into the config.
