@@ -20,6 +20,8 @@ struct DiscoverCommand: ParsableCommand {
     @Flag(help: "One JSON object per host instead of text.") var json = false
     @Flag(help: "Print each change as it happens: '+ ' and the host's line when it appears or changes, '- NAME id=ID' when it leaves.") var watch = false
     @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
+    @Flag(help: ArgumentHelp("Use one-shot queries from an ephemeral port even where 5353 could be shared (tests).", visibility: .hidden))
+    var oneShot = false
 
     func validate() throws {
         guard seconds >= 0 else { throw ValidationError("--seconds must not be negative") }
@@ -27,7 +29,7 @@ struct DiscoverCommand: ParsableCommand {
 
     func run() throws {
         let browser: MDNSBrowser
-        do { browser = try MDNSBrowser(port: mdnsPort, log: { note($0) }) } catch { throw failure("mDNS: \(error)") }
+        do { browser = try MDNSBrowser(port: mdnsPort, oneShot: oneShot, log: { note($0) }) } catch { throw failure("mDNS: \(error)") }
         let pinned = Set(KnownHostsLookup.load().entries.values)
         let line = { (host: DiscoveredHost) in json ? Self.jsonLine(host, known: pinned) : Self.textLine(host, known: pinned) }
         var shown: [DiscoveredHost] = []

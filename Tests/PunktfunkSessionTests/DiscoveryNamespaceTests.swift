@@ -107,6 +107,44 @@ import Testing
         #expect(run.stdout.hasSuffix("=== after goodbye\n"), "\(run.stdout)")
     }
 
+    /// The fallback path end to end: one-shot (legacy unicast) queries from an ephemeral port find
+    /// the host through its unicast answers (TTL ≤ 10 s), and without goodbyes a host that stops
+    /// answering leaves the list within about those 10 s.
+    @Test(.enabled(if: PumpExecutableTests.binariesBuilt, Comment(rawValue: PumpExecutableTests.notBuilt)),
+          .enabled(if: getuid() == 0 && DiscoveryNamespaceTests.unshare != nil, Comment(rawValue: DiscoveryNamespaceTests.whyNot)))
+    func oneShotQueriesFindAHostAndLoseItByExpiry() throws {
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("oneshot-ns-\(getpid())")
+        try? FileManager.default.removeItem(at: temp)
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let bin = PumpExecutableTests.binDirectory.path
+        let script = """
+            set -u
+            ip link set lo up && ip link set lo multicast on && ip route add 224.0.0.0/4 dev lo || exit 3
+            "\(bin)/pf-testhost" --port 0 --bind 127.0.0.1 --sessions 0 --max-seconds 60 --mdns "One Box" --mdns-id one-1 2>/dev/null &
+            host=$!
+            sleep 1
+            "\(bin)/punktfunk-kiosk" discover --one-shot --watch --seconds 60 > \(temp.path)/watch.out 2> \(temp.path)/watch.err &
+            watcher=$!
+            for _ in $(seq 50); do grep -q '^+ ' \(temp.path)/watch.out && break; sleep 0.1; done
+            kill -TERM $host; wait $host
+            waited=0
+            for _ in $(seq 200); do grep -q '^- ' \(temp.path)/watch.out && break; sleep 0.1; waited=$((waited + 1)); done
+            kill -KILL $watcher; wait $watcher 2>/dev/null
+            echo "=== gone after $waited"
+            echo "=== watch"; cat \(temp.path)/watch.out
+            echo "=== stderr"; cat \(temp.path)/watch.err
+            """
+        let run = try PairingExecutableTests.run(URL(fileURLWithPath: Self.unshare!), ["-n", "bash", "-c", script],
+                                                 environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        let out = run.stdout
+        #expect(out.contains("using one-shot queries from an ephemeral port"), "\(out)")
+        #expect(out.contains("+ One Box\tid=one-1\taddresses=127.0.0.1\t"), "\(out)")
+        #expect(out.contains("- One Box id=one-1"), "\(out)")
+        let waited = out.components(separatedBy: "=== gone after ").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? .max
+        #expect(waited <= 125, "left the list \(waited) tenths of a second after the host stopped: \(out)")
+    }
+
     /// Boot-to-stream: the kiosk starts with `autoconnect` (and the host's pinned fingerprint)
     /// before the host is up, finds it by discovery once it announces, streams it (headless here:
     /// no display), and saves the addresses and MAC it learnt into the config.

@@ -32,8 +32,8 @@ public final class MDNSBrowser: @unchecked Sendable {
     public private(set) var remembered: [String: DiscoveredHost] = [:]
     public var mode: MDNSSocket.Mode { socket.mode }
 
-    public init(port: UInt16 = MDNSSocket.port, log: @escaping @Sendable (String) -> Void) throws(QuicError) {
-        socket = try MDNSSocket(port: port)
+    public init(port: UInt16 = MDNSSocket.port, oneShot: Bool = false, log: @escaping @Sendable (String) -> Void) throws(QuicError) {
+        socket = try MDNSSocket(port: port, oneShot: oneShot)
         self.log = log
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .socket(errno: errno, call: "pipe") }

@@ -42,12 +42,14 @@ public final class MDNSSocket {
 
     /// Opens the sockets; `port` is 5353 except in tests. With `allowOneShot` false a 5353 that
     /// cannot be bound throws instead of falling back (a responder must own 5353).
-    public init(port: UInt16 = MDNSSocket.port, allowOneShot: Bool = true) throws(QuicError) {
+    /// `oneShot` skips the attempt at `port` (tests of the fallback path).
+    public init(port: UInt16 = MDNSSocket.port, allowOneShot: Bool = true, oneShot: Bool = false) throws(QuicError) {
         interfaces = MulticastInterface.list()
         groupPort = port
         var mode = Mode.shared
         var early: [String] = []
-        do {
+        do throws(QuicError) {
+            if oneShot { throw QuicError.socket(errno: EADDRINUSE, call: "one-shot mode asked for") as QuicError }
             ipv4 = try Self.open(family: AF_INET, port: port)
         } catch {
             guard allowOneShot else { throw error }
