@@ -7,7 +7,8 @@
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt" to run (default all;
+#   PF_VM_TESTHOST pf-testhost binary for the autoconnect check (default: .build/release/pf-testhost, built here)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt autoconnect" to run (default all;
 #                 for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
@@ -24,6 +25,10 @@ if [ -z "${PF_VM_KIOSK:-}" ]; then
   echo "vm-harness: swift build -c release --product punktfunk-kiosk" >&2
   (cd "$repo" && swift build -c release --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
 fi
+if [ -z "${PF_VM_TESTHOST:-}" ]; then
+  (cd "$repo" && swift build -c release --product pf-testhost >&2) || fail "building the release pf-testhost failed"
+fi
+testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
 kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
 [ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
 
@@ -71,7 +76,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt autoconnect}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -96,6 +101,8 @@ OVERLAY_FIXTURE='glass-1024x768.hevc'
 OVERLAY_FRAMES='5,20'
 OVERLAY_DEMO_FRAMES='60'
 VT_FIXTURE='glass-1024x768.hevc'
+TESTHOST='$testhost'
+AUTOCONNECT_SH='$here/guest/autoconnect.sh'
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

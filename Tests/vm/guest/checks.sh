@@ -94,6 +94,9 @@ selected demo && for d in bochs-drm:vga:$BOCHS virtio_gpu:vgpu:$VIRTIO; do
   stamp "demo-$drv"
 done
 
+# --- autoconnect: boot-to-stream through mDNS discovery (Tests/vm/guest/autoconnect.sh)
+selected autoconnect && . "$AUTOCONNECT_SH"
+
 # hold_pattern DEV NAME: kmstool shows its pattern at 1024x768 on DEV and drops master (fd 6 ends it)
 hold_pattern() {
   rm -f $TMPDIR/hold.in; mkfifo $TMPDIR/hold.in; exec 6<>$TMPDIR/hold.in
