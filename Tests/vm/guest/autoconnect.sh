@@ -24,4 +24,5 @@ kiosk_run autoconnect-bochs-drm vga --seconds "$DEMO_SECONDS" --drm-device "$BOC
 unset XDG_CONFIG_HOME
 kill -TERM $host 2>/dev/null; wait $host 2>/dev/null
 cp "$ac/cfg/punktfunk-kiosk/config" "$O/autoconnect-config.txt"
+ps -eo pid,stat,pcpu,args > "$O/autoconnect-ps.txt" 2>&1
 stamp autoconnect

@@ -94,9 +94,6 @@ selected demo && for d in bochs-drm:vga:$BOCHS virtio_gpu:vgpu:$VIRTIO; do
   stamp "demo-$drv"
 done
 
-# --- autoconnect: boot-to-stream through mDNS discovery (Tests/vm/guest/autoconnect.sh)
-selected autoconnect && . "$AUTOCONNECT_SH"
-
 # hold_pattern DEV NAME: kmstool shows its pattern at 1024x768 on DEV and drops master (fd 6 ends it)
 hold_pattern() {
   rm -f $TMPDIR/hold.in; mkfifo $TMPDIR/hold.in; exec 6<>$TMPDIR/hold.in
@@ -305,6 +302,10 @@ if selected vt; then
   busybox chvt 1
   stamp vt
 fi
+
+# --- autoconnect: boot-to-stream through mDNS discovery (Tests/vm/guest/autoconnect.sh); last,
+# since it leaves loopback multicast switched on and ran the test host beside the kiosk
+selected autoconnect && . "$AUTOCONNECT_SH"
 
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
