@@ -144,7 +144,10 @@ let package = Package(
                 "PunktfunkTestHost",
                 "KioskHarness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // Install/: the systemd unit, console reset and Debian maintainer scripts that
+            // Tests/tools/build-deb.sh packages with the binary.
+            exclude: ["Install"]
         ),
         .executableTarget(
             name: "punktfunk-bench",

@@ -57,6 +57,10 @@ struct PFTestHost: ParsableCommand {
     @Option(name: .customLong("capture-seconds")) var captureSeconds = 5.0
     @Option(name: .customLong("capture-file")) var captureFile = "capture.raw"
     @Option(name: .customLong("capture-skip"), help: "Seconds of sound to let pass before recording.") var captureSkip = 0.0
+    @Option(help: "Announce this host over mDNS (DNS-SD _punktfunk._udp) under this instance name; a goodbye is sent on exit.") var mdns: String?
+    @Option(help: "TXT id of the --mdns advert (default: the first 16 hex digits of the fingerprint).") var mdnsId: String?
+    @Option(help: "TXT mac of the --mdns advert: comma-separated Wake-on-LAN MACs.") var mdnsMac = "02:00:00:00:00:01"
+    @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
     @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
@@ -180,6 +184,12 @@ struct PFTestHost: ParsableCommand {
         }
         let series = try HostSessionSeries(options: options, sessions: sessions)
         FileHandle.standardError.write(Data("pf-testhost listening on \(series.localAddress) fingerprint \(identity.fingerprint)\n".utf8))
+        let responder = try mdns.map { name in
+            try TestHostAnnouncement.start(name: name, id: mdnsId ?? String(identity.fingerprint.prefix(16)),
+                                           fingerprint: identity.fingerprint, pair: requirePairing ? "required" : "optional",
+                                           macs: mdnsMac, bind: bind, port: series.localAddress.port, mdnsPort: mdnsPort)
+        }
+        defer { responder?.stop() }
         if let armedPIN { FileHandle.standardError.write(Data("pf-testhost pairing armed, PIN \(armedPIN)\n".utf8)) }
         // Counters of finished sessions, folded in when the next one starts (memory stays flat).
         var finished = (frames: 0, dropped: 0, feedback: 0)

@@ -21,6 +21,8 @@ enum FuzzTarget: String, CaseIterable {
     /// Host audio datagrams (Opus, multistream, RED, PCM, DTX, concealment) through an
     /// `AudioDecoder` of a format the input picks (`AudioFuzz`).
     case audioDecode = "audio-decode"
+    /// An mDNS packet from anyone on the link through the DNS message codec (`DNSFuzz`).
+    case dns = "dns"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -33,6 +35,7 @@ enum FuzzTarget: String, CaseIterable {
             var parser = HEVCParser()
             _ = parser.parseAnnexB(bytes)
         case .audioDecode: AudioFuzz.run(bytes)
+        case .dns: DNSFuzz.run(bytes)
         }
     }
 

@@ -22,7 +22,7 @@ struct ConnectCommand: ParsableCommand {
             one JSON stats line per second goes to stdout either way.
             """)
 
-    @Argument(help: "HOST[:PORT] — a name, an IPv4 literal, or an IPv6 literal ([::1]:9777). Default port 9777.")
+    @Argument(help: "HOST[:PORT] — a discovered host's name or id, a DNS name, an IPv4 literal, or an IPv6 literal ([::1]:9777). Default port 9777.")
     var host: String?
     @Flag(help: "Run without a display: stats on stdout only.") var headless = false
     @Flag(help: "Stream from the embedded test host (a 640x360 test pattern over a real loopback session) instead of HOST.") var demo = false
@@ -77,7 +77,7 @@ struct ConnectCommand: ParsableCommand {
             FileHandle.standardError.write(Data("punktfunk-kiosk: demo host on \(demoHost!.address)\n".utf8))
             entry = HostEntry(id: "demo", name: "demo host", address: demoHost!.address.description, givenFingerprint: demoHost!.fingerprint)
         } else {
-            entry = HostEntry(address: host!, givenFingerprint: fp)
+            entry = HostLookup.entry(for: host!, givenFingerprint: fp)
         }
         defer { demoHost?.stop() }
         let machine = KioskMachine(policy: policy, hosts: [entry], initialAction: .connect(hostID: entry.id),

@@ -4,30 +4,39 @@ import Kiosk
 import PunktfunkSession
 import PunktfunkTestHost
 import VideoDecode
+import Display
 
-/// `punktfunk-kiosk` with no subcommand: the kiosk itself. Until the shell exists it streams the
-/// embedded demo host on the display, through the same application a host stream uses; on a
-/// machine with no usable display it says so in one sentence and runs the same session headless
-/// (one JSON stats line per second, and the count of decoded pictures at the end).
+/// `punktfunk-kiosk` with no subcommand: the kiosk itself. With `autoconnect` in the config (or
+/// `--autoconnect ID`) it is boot-to-stream: it waits for the network, finds the host (discovery,
+/// Wake-on-LAN, else its last address — `BootToStream`), streams it, and when the host is lost
+/// tries again every few seconds, saying so, instead of ending. Without it, until the shell
+/// exists, it streams the embedded demo host. On a machine with no usable display it says so in
+/// one sentence and runs the same session headless (one JSON stats line per second, and the count
+/// of decoded pictures at the end). Options given on the command line override the config.
 struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
         abstract: "Start the kiosk: the embedded demo stream on the display (headless without one).")
 
-    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software.") var decoder = "software"
+    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else software).") var decoder: String?
     @Option(help: "End after this many seconds (default: until Ctrl+C or SIGTERM).") var seconds: Double?
+    @Option(help: "Stream this saved or discovered host at start, retrying when it is lost (default: the config's autoconnect).") var autoconnect: String?
+    @Option(help: "Seconds between tries when the autoconnect host is lost.") var retrySeconds = 5.0
+    @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
     @OptionGroup var display: DisplayOptions
     @OptionGroup var sound: AudioOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
-        if DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
+        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
     }
 
     func run() throws {
+        let config = ProfileConfig.load()
+        if let host = autoconnect ?? config.autoconnect { return try bootToStream(host, config: config) }
         var configuration = RunnerConfiguration(display: .kms(display.settings), profile: .anonymous,
-                                                decoder: DecoderChoice(decoder)!.rungs, decodeWhenHeadless: true,
+                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "software")!.rungs, decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: display.stats)
         sound.apply(to: &configuration)
@@ -40,6 +49,48 @@ struct KioskCommand: ParsableCommand {
                               givenFingerprint: demoHost.fingerprint)
         let machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess), hosts: [entry],
                                    initialAction: .connect(hostID: entry.id), statsOverlay: display.stats)
+        let code = runner.run(machine)
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Boot-to-stream: the config's host, retried every `retrySeconds` while it is lost; with
+    /// `--seconds` one stream that ends the process (tests, the VM harness).
+    func bootToStream(_ id: String, config: KioskConfig) throws {
+        var settings = display.settings
+        if settings.mode == nil { settings.mode = config.displayMode.flatMap { ModeRequest(parsing: $0) } }
+        let stats = display.stats || (config.statsOverlay ?? false)
+        var configuration = RunnerConfiguration(display: .kms(settings), profile: .configDirectory,
+                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "auto")!.rungs, decodeWhenHeadless: true,
+                                                sessionSeconds: seconds, statsLines: .whenHeadless)
+        configuration.harness = try harness.hooks(stats: stats)
+        // Before any thread exists (discovery's included): signals are blocked process-wide.
+        let runner: KioskRunner
+        do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
+        var boot = BootToStream(config: config, directory: ProfileConfig.directory, mdnsPort: mdnsPort)
+        var entry = boot.entry(for: id)
+        while entry == nil {
+            note("trying again in \(retrySeconds) s")
+            Thread.sleep(forTimeInterval: retrySeconds)
+            entry = boot.entry(for: id)
+        }
+        var policy = KioskPolicy(afterJob: seconds == nil ? .returnToHosts : .exitProcess)
+        policy.retryFailedHostAfterNs = UInt64(retrySeconds * 1e9)
+        let machine = KioskMachine(policy: policy, hosts: [entry!], initialAction: .connect(hostID: entry!.id), statsOverlay: stats)
+        // Discovery keeps running beside the stream: a retry dials the host where it is now.
+        let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) })
+        if let browser {
+            let inbox = runner.hostListInbox
+            let thread = Thread {
+                browser.run(for: nil) { hosts in
+                    inbox.post(hosts.compactMap { h in
+                        h.dialAddress.map { HostEntry(id: h.id, name: h.name, address: $0, advertisedFingerprint: h.fingerprint) }
+                    })
+                }
+            }
+            thread.name = "discovery"
+            thread.start()
+        }
+        defer { browser?.stop() }
         let code = runner.run(machine)
         if code != 0 { throw ExitCode(code) }
     }

@@ -18,7 +18,7 @@ struct PairCommand: ParsableCommand {
             and every later connect is pinned to it.
             """)
 
-    @Argument(help: "HOST[:PORT] — a name, an IPv4 literal, or an IPv6 literal ([::1]:9777). Default port 9777.")
+    @Argument(help: "HOST[:PORT] — a discovered host's name or id, a DNS name, an IPv4 literal, or an IPv6 literal ([::1]:9777). Default port 9777.")
     var host: String
     @Option(help: "The four-digit PIN the host shows; '-' reads it from stdin.") var pin: String?
     @Flag(help: "Ask the host's console to approve this device instead of using a PIN.") var requestAccess = false
@@ -42,7 +42,7 @@ struct PairCommand: ParsableCommand {
                                                 deviceName: name ?? ProcessInfo.processInfo.hostName)
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
-        let entry = HostEntry(address: host)
+        let entry = HostLookup.entry(for: host, givenFingerprint: nil)
         let machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess), hosts: [entry],
                                    initialAction: .pair(hostID: entry.id, pin: normalized))
         let code = runner.run(machine)

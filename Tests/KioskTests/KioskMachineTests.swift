@@ -606,3 +606,46 @@ import Kiosk
         #expect(box.machine.state.notice == nil)
     }
 }
+
+/// Boot-to-stream: a lost host is retried by itself after the policy's delay, saying when.
+@Suite struct KioskMachineRetryTests {
+    @Test func aLostStreamIsRetriedAfterTheDelayWithANotice() {
+        var policy = KioskPolicy(afterJob: .returnToHosts)
+        policy.retryFailedHostAfterNs = 5_000_000_000
+        var box = KioskMachineTests.Box(policy)
+        box.streaming()
+        #expect(box.send(.stream(job: 1, .ended(.failed(sentence: "The host went away.")))) == [])
+        #expect(box.phase == .error(sentence: "The host went away.", retry: "living-room"))
+        #expect(box.machine.state.notice == "Trying Living room again in 5 s (attempt 2).")
+        #expect(box.machine.nextDeadline == box.now + 5_000_000_000)
+        // Early timers change nothing; at the deadline the connect starts again as job 2.
+        #expect(box.send(.timer, after: 1_000_000_000) == [])
+        let effects = box.send(.timer, after: 4_000_000_000)
+        #expect(effects.count == 1, "\(effects)")
+        guard case .connecting(let c) = box.phase else { Issue.record("\(box.phase)"); return }
+        #expect(c.job == 2 && c.target.hostID == "living-room")
+        #expect(box.machine.nextDeadline == nil)
+
+        // Without the policy the error screen waits for a person.
+        var manual = KioskMachineTests.Box()
+        manual.streaming()
+        manual.send(.stream(job: 1, .ended(.failed(sentence: "The host went away."))))
+        #expect(manual.machine.nextDeadline == nil && manual.machine.state.notice == nil)
+    }
+
+    /// Discovery moves a pinned host to its new address only when the advert claims the pinned
+    /// fingerprint; an advert with the same id and another fingerprint is not followed.
+    @Test func aPinnedHostFollowsOnlyAnAdvertWithItsFingerprint() {
+        let pinned = HostEntry(id: "den", name: "Den", address: "192.168.1.20:9777", givenFingerprint: KioskMachineTests.fp)
+        var box = KioskMachineTests.Box(hosts: [pinned])
+        _ = box.start()
+        box.send(.hostsChanged([HostEntry(id: "den", name: "Den", address: "10.6.6.6:9777", advertisedFingerprint: KioskMachineTests.otherFP),
+                                HostEntry(id: "attic", name: "Attic", address: "192.168.1.30:9777", advertisedFingerprint: KioskMachineTests.otherFP)]))
+        #expect(box.machine.state.host("den")?.address == "192.168.1.20:9777")
+        #expect(box.machine.state.host("attic")?.givenFingerprint == nil)
+        box.send(.hostsChanged([HostEntry(id: "den", name: "Den", address: "192.168.1.44:9777", advertisedFingerprint: KioskMachineTests.fp)]))
+        #expect(box.machine.state.host("den")?.address == "192.168.1.44:9777")
+        #expect(box.machine.state.host("den")?.givenFingerprint == KioskMachineTests.fp)
+        #expect(box.machine.state.hosts.map(\.id) == ["den"])
+    }
+}

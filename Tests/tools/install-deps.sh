@@ -14,6 +14,7 @@ packages=(
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
   libevdev-dev libudev-dev                                    # evdev input, udev hot-plug
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
+  lintian dpkg-dev fakeroot iproute2 util-linux               # package checks (build-deb.sh --check); mDNS tests in a netns
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel

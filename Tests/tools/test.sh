@@ -8,4 +8,5 @@ Tests/tools/install-deps.sh
 swift build --build-tests
 Tests/tools/fuzz.sh
 swift test --skip-build
+Tests/tools/build-deb.sh --check   # the Debian package: lintian (no errors) and systemd-analyze verify on the unit
 Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot (builds a release kiosk)

@@ -7,10 +7,10 @@
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
-#   PF_VM_TESTHOST pf-testhost binary for the input and audio checks (default: .build/release/pf-testhost,
-#                 built here)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input audio" to run
-#                 (default all; for iterating)
+#   PF_VM_TESTHOST pf-testhost binary for the input, audio and autoconnect checks (default:
+#                 .build/release/pf-testhost, built here)
+#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input audio
+#                 autoconnect" to run (default all; for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +28,7 @@ if [ -z "${PF_VM_KIOSK:-}" ]; then
 fi
 kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
 [ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
-# the input and audio checks' host (PF_VM_TESTHOST: a pf-testhost binary to use instead of building one)
+# the input, audio and autoconnect checks' host (PF_VM_TESTHOST: a pf-testhost binary to use instead of building one)
 if [ -z "${PF_VM_TESTHOST:-}" ]; then
   echo "vm-harness: swift build -c release --product pf-testhost" >&2
   (cd "$repo" && swift build -c release --product pf-testhost >&2) || fail "building the release pf-testhost failed"
@@ -80,7 +80,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input audio}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input audio autoconnect}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -114,6 +114,7 @@ AUDIO_MIC_SECONDS=4
 AUDIO_MARKER_EVERY=100
 AUDIO_LOSS=1
 AUDIO_JITTER_MS=2
+AUTOCONNECT_SH='$here/guest/autoconnect.sh'
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

@@ -12,9 +12,13 @@ public struct HostEntry: Sendable, Equatable, Identifiable {
     /// A fingerprint given for this host outside the trust store (`--fp`, the embedded demo
     /// host's fresh identity): pinned when the store has none.
     public var givenFingerprint: String?
+    /// The fingerprint a discovery advert claims (TXT `fp`): never trusted by itself; it only
+    /// matches an advert to a host whose fingerprint is pinned.
+    public var advertisedFingerprint: String?
 
-    public init(id: String, name: String, address: String, givenFingerprint: String? = nil) {
+    public init(id: String, name: String, address: String, givenFingerprint: String? = nil, advertisedFingerprint: String? = nil) {
         self.id = id; self.name = name; self.address = address; self.givenFingerprint = givenFingerprint
+        self.advertisedFingerprint = advertisedFingerprint
     }
 
     /// A host typed as `HOST[:PORT]`: the text is its id, name and address.

@@ -21,8 +21,12 @@ public struct KioskMachine: Sendable {
     /// The command line's job, issued once the runner reported `.started`.
     private var initialAction: UserAction?
     /// Hosts named at start (kept when discovery replaces its part of the list).
-    private let fixedHosts: [HostEntry]
+    private var fixedHosts: [HostEntry]
     private var lastJob = 0
+    /// When the error screen retries its host by itself (`policy.retryFailedHostAfterNs`), ns.
+    private var retryAtNs: UInt64?
+    /// Automatic retries since the last stream that showed a picture.
+    private var retries = 0
 
     /// - Parameters:
     ///   - hosts: hosts known at start (the command line's, saved ones).
@@ -39,6 +43,7 @@ public struct KioskMachine: Sendable {
     /// When to call `handle(.timer, now:)` next (nil: no timer is armed).
     public var nextDeadline: UInt64? {
         if case .leaving(let l) = state.phase, l.deadlineNs != .max { return l.deadlineNs }
+        if case .error(_, .some) = state.phase, let retryAtNs { return retryAtNs }
         return nil
     }
 
@@ -61,6 +66,14 @@ public struct KioskMachine: Sendable {
         case .stream(let job, let progress): return stream(job: job, progress, now: now)
         case .pairing(let job, let progress): return pairing(job: job, progress, now: now)
         case .hostsChanged(let discovered):
+            // A given host follows its advert to a new address only when the advert claims the
+            // fingerprint pinned for it (the connect verifies it again); other adverts are listed.
+            for h in discovered {
+                if let i = fixedHosts.firstIndex(where: { $0.id == h.id }), let pin = fixedHosts[i].givenFingerprint,
+                   pin == h.advertisedFingerprint {
+                    fixedHosts[i].address = h.address
+                }
+            }
             var hosts = fixedHosts
             for h in discovered where !hosts.contains(where: { $0.id == h.id }) { hosts.append(h) }
             state.hosts = hosts
@@ -73,6 +86,10 @@ public struct KioskMachine: Sendable {
             return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
         case .timer:
+            if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {
+                retryAtNs = nil
+                return user(.connect(hostID: id), now: now)
+            }
             guard case .leaving(var l) = state.phase, l.deadlineNs != .max, now >= l.deadlineNs else { return [] }
             l.deadlineNs = .max
             state.phase = .leaving(l)
@@ -234,6 +251,7 @@ public struct KioskMachine: Sendable {
             state.phase = .connecting(c)
             return []
         case (.connecting(let c), .firstPicture) where c.job == job:
+            retries = 0
             state.phase = .streaming(StreamProgress(job: job, target: c.target, sinceNs: now))
             return []
         case (.streaming(var s), .resuming(let attempt)) where s.job == job:
@@ -331,6 +349,11 @@ public struct KioskMachine: Sendable {
     private mutating func fail(_ sentence: String, retry: String?, code: Int32 = ExitStatus.failed, now: UInt64) -> [KioskEffect] {
         if policy.afterJob == .exitProcess { return leave(code: code, reason: sentence, now: now) }
         state.phase = .error(sentence: sentence, retry: retry)
+        if let delay = policy.retryFailedHostAfterNs, let retry {
+            retries += 1
+            retryAtNs = now + delay
+            state.notice = "Trying \(state.host(retry)?.name ?? retry) again in \((delay + 999_999_999) / 1_000_000_000) s (attempt \(retries + 1))."
+        }
         return []
     }
 

@@ -16,6 +16,10 @@ public struct KioskPolicy: Sendable, Equatable {
     public var requiresDisplay: Bool
     /// How long leaving waits for the running stream to stop before ending anyway, ns.
     public var leaveGraceNs: UInt64
+    /// Boot-to-stream: with `.returnToHosts`, a failed connect or a lost stream that names a host
+    /// to retry is retried by itself after this long, ns (the error screen says when); nil waits
+    /// for a person.
+    public var retryFailedHostAfterNs: UInt64?
 
     public init(afterJob: AfterJob, allowFirstUse: Bool = false, requiresDisplay: Bool = false,
                 leaveGraceNs: UInt64 = 5_000_000_000) {

@@ -52,6 +52,9 @@ public final class KioskRunner {
         signals = try SignalWatch()
     }
 
+    /// Where another thread (discovery) hands the machine the hosts it lists now.
+    public var hostListInbox: HostListInbox { HostListInbox(events: events) }
+
     /// Runs `machine` until it issues `.exit` (once per runner). - Returns: the process exit status.
     public func run(_ machine: KioskMachine) -> Int32 {
         self.machine = machine
@@ -574,4 +577,11 @@ public final class KioskRunner {
     private func say(_ line: String) {
         FileHandle.standardError.write(Data("punktfunk-kiosk: \(line)\n".utf8))
     }
+}
+
+/// Posts `.hostsChanged` to a runner's machine from any thread.
+public struct HostListInbox: Sendable {
+    let events: EventQueue
+
+    public func post(_ hosts: [HostEntry]) { events.post(.hostsChanged(hosts)) }
 }

@@ -316,6 +316,10 @@ if selected audio; then
   stamp audio
 fi
 
+# --- autoconnect: boot-to-stream through mDNS discovery (Tests/vm/guest/autoconnect.sh); last,
+# since it leaves loopback multicast switched on and ran the test host beside the kiosk
+selected autoconnect && . "$AUTOCONNECT_SH"
+
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
 stamp checks-end

@@ -1,0 +1,179 @@
+/// The kiosk's settings file, `$XDG_CONFIG_HOME/punktfunk-kiosk/config`: `key = value` lines,
+/// `#` starts a comment, blank lines are ignored. Saved hosts are `host.<id>.<field> = value`
+/// (the id may hold dots; the field is the part after the last one). Command-line options
+/// override what is here.
+///
+/// Parsing never fails as a whole: a line it cannot use (no `=`, an unknown key, a bad value) is
+/// reported in `problems` with its 1-based line number and ignored; the rest is kept. Pure:
+/// `ConfigFile` does the reading and the atomic writing.
+public struct KioskConfig: Sendable, Equatable {
+    public struct SavedHost: Sendable, Equatable {
+        public var id: String
+        public var name: String?
+        /// Last addresses seen, IP literals, most useful first.
+        public var addresses: [String] = []
+        public var port: UInt16?
+        /// The pinned SHA-256 fingerprint (64 lowercase hex).
+        public var fingerprint: String?
+        /// Wake-on-LAN MACs, `aa:bb:cc:dd:ee:ff`.
+        public var macs: [String] = []
+
+        public init(id: String, name: String? = nil, addresses: [String] = [], port: UInt16? = nil,
+                    fingerprint: String? = nil, macs: [String] = []) {
+            self.id = id; self.name = name; self.addresses = addresses; self.port = port
+            self.fingerprint = fingerprint; self.macs = macs
+        }
+    }
+
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        public var line: Int
+        public var message: String
+        public var description: String { "config line \(line): \(message) (ignored)" }
+    }
+
+    /// Saved hosts in file order.
+    public var hosts: [SavedHost] = []
+    /// The id of the host to stream at start.
+    public var autoconnect: String?
+    /// `WxH` or `WxH@Hz`.
+    public var displayMode: String?
+    /// `auto`, `vaapi` or `software`.
+    public var decoder: String?
+    public var bitrateKbps: UInt32?
+    public var audioDevice: String?
+    public var statsOverlay: Bool?
+    /// Grab keyboard and mouse exclusively (EVIOCGRAB) while streaming.
+    public var inputGrab: Bool?
+    /// Forward the mouse to the host.
+    public var inputMouse: Bool?
+    public private(set) var problems: [Problem] = []
+
+    public init() {}
+
+    public func host(_ id: String) -> SavedHost? { hosts.first { $0.id == id } }
+
+    /// Adds `host` or replaces the saved host with its id.
+    public mutating func save(_ host: SavedHost) {
+        if let i = hosts.firstIndex(where: { $0.id == host.id }) { hosts[i] = host } else { hosts.append(host) }
+    }
+
+    static let decoders: Set<String> = ["auto", "vaapi", "software"]
+
+    public init(text: String) {
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = index + 1
+            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let trimmed = content.trimmingWhitespace()
+            if trimmed.isEmpty { continue }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                problems.append(Problem(line: line, message: "no '=' in \"\(trimmed)\""))
+                continue
+            }
+            let key = String(trimmed[..<eq]).trimmingWhitespace()
+            let value = String(trimmed[trimmed.index(after: eq)...]).trimmingWhitespace()
+            if let message = apply(key: key, value: value) { problems.append(Problem(line: line, message: message)) }
+        }
+    }
+
+    /// Sets `key` from `value`; the problem's sentence, or nil.
+    mutating func apply(key: String, value: String) -> String? {
+        func bool() -> Bool? { ["true": true, "yes": true, "on": true, "1": true, "false": false, "no": false, "off": false, "0": false][value.lowercased()] }
+        switch key {
+        case "autoconnect": autoconnect = value.isEmpty ? nil : value
+        case "display-mode":
+            guard Self.isMode(value) else { return "display-mode must be WxH or WxH@Hz, not \"\(value)\"" }
+            displayMode = value
+        case "decoder":
+            guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi or software, not \"\(value)\"" }
+            decoder = value
+        case "bitrate":
+            guard let kbps = UInt32(value), kbps > 0 else { return "bitrate must be kbit/s, a positive whole number, not \"\(value)\"" }
+            bitrateKbps = kbps
+        case "audio-device": audioDevice = value.isEmpty ? nil : value
+        case "stats-overlay":
+            guard let b = bool() else { return "stats-overlay must be true or false, not \"\(value)\"" }
+            statsOverlay = b
+        case "input-grab":
+            guard let b = bool() else { return "input-grab must be true or false, not \"\(value)\"" }
+            inputGrab = b
+        case "input-mouse":
+            guard let b = bool() else { return "input-mouse must be true or false, not \"\(value)\"" }
+            inputMouse = b
+        default:
+            guard key.hasPrefix("host."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 4) else {
+                return "unknown key \"\(key)\""
+            }
+            let id = String(key[key.index(key.startIndex, offsetBy: 5)..<dot])
+            let field = String(key[key.index(after: dot)...])
+            var host = self.host(id) ?? SavedHost(id: id)
+            switch field {
+            case "name": host.name = value
+            case "addresses": host.addresses = Self.list(value)
+            case "port":
+                guard let port = UInt16(value), port > 0 else { return "host \(id): port must be 1…65535, not \"\(value)\"" }
+                host.port = port
+            case "fp":
+                guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else { return "host \(id): fp must be 64 hex digits" }
+                host.fingerprint = value.lowercased()
+            case "macs":
+                let macs = Self.list(value)
+                guard macs.allSatisfy(Self.isMAC) else { return "host \(id): macs must be aa:bb:cc:dd:ee:ff, comma-separated" }
+                host.macs = macs.map { $0.lowercased() }
+            default:
+                return "unknown host field \"\(field)\" for host \(id)"
+            }
+            save(host)
+        }
+        return nil
+    }
+
+    /// The file text: settings, then each host's fields. Parsing it gives `self` back (without
+    /// `problems`).
+    public var text: String {
+        var lines = ["# punktfunk-kiosk settings: key = value; command-line options override these."]
+        func add(_ key: String, _ value: String?) { if let value { lines.append("\(key) = \(value)") } }
+        add("autoconnect", autoconnect)
+        add("display-mode", displayMode)
+        add("decoder", decoder)
+        add("bitrate", bitrateKbps.map(String.init))
+        add("audio-device", audioDevice)
+        add("stats-overlay", statsOverlay.map { $0 ? "true" : "false" })
+        add("input-grab", inputGrab.map { $0 ? "true" : "false" })
+        add("input-mouse", inputMouse.map { $0 ? "true" : "false" })
+        for host in hosts {
+            lines.append("")
+            lines.append("host.\(host.id).name = \(host.name ?? "")")
+            if !host.addresses.isEmpty { add("host.\(host.id).addresses", host.addresses.joined(separator: ",")) }
+            add("host.\(host.id).port", host.port.map(String.init))
+            add("host.\(host.id).fp", host.fingerprint)
+            if !host.macs.isEmpty { add("host.\(host.id).macs", host.macs.joined(separator: ",")) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func list(_ value: String) -> [String] {
+        value.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+    }
+
+    static func isMAC(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    static func isMode(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return false }
+        let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
+        guard size.count == 2, size.allSatisfy({ UInt32($0).map { $0 > 0 } ?? false }) else { return false }
+        return parts.count == 1 || (Double(parts[1]).map { $0 > 0 } ?? false)
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while s.first?.isWhitespace == true { s = s.dropFirst() }
+        while s.last?.isWhitespace == true { s = s.dropLast() }
+        return String(s)
+    }
+}

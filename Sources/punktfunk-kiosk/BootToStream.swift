@@ -1,0 +1,108 @@
+import Foundation
+import Kiosk
+import PunktfunkSession
+import PunktfunkWire
+import SystemClock
+
+/// The start of boot-to-stream (`autoconnect`): wait for the network, find the host by
+/// discovery (by its id, or by its pinned fingerprint — not by address), wake it when discovery
+/// does not see it and its MACs are known, else fall back to its last address. Progress goes to
+/// stderr; the host found is saved back to the config (addresses, MACs, name).
+struct BootToStream {
+    var config: KioskConfig
+    let directory: URL?
+    let mdnsPort: UInt16
+    /// How long one discovery look lasts, and how long to wait for a woken host, seconds.
+    var lookSeconds = 4.0
+    var wakeWaitSeconds = 60.0
+
+    /// The entry to stream, or nil when `id` names no saved host and discovery does not find it.
+    mutating func entry(for id: String) -> HostEntry? {
+        var saved = config.host(id) ?? KioskConfig.SavedHost(id: id)
+        waitForNetwork(saved: saved)
+        var found = look(for: saved, seconds: lookSeconds)
+        if found == nil, !saved.macs.isEmpty {
+            let macs = saved.macs.compactMap { AdvertText.bytes(ofMAC: Substring($0)) }
+            let last = saved.addresses.first { SocketAddress(ip: $0, port: 0).map { !$0.isIPv6 } ?? false }
+            for mac in macs {
+                let sends = WakeOnLAN.wake(mac: mac, destinations: WakeOnLAN.destinations(lastAddress: last, port: WakeOnLAN.defaultPort))
+                note("\(saved.name ?? id) is not answering; sent Wake-on-LAN to \(WakeTarget.text(mac)) (\(sends.filter { $0.error == nil }.count) of \(sends.count) sends)")
+            }
+            found = look(for: saved, seconds: wakeWaitSeconds)
+        }
+        if let host = found {
+            saved.name = host.name
+            saved.addresses = host.addresses
+            saved.port = host.port
+            if !host.macs.isEmpty { saved.macs = host.macs }
+            config.save(saved)
+            if let directory {
+                do { try ConfigFile.store(config, in: directory) } catch { note("cannot save the config: \(error)") }
+            }
+            note("found \(host.name) (id \(host.id)) at \(host.dialAddress ?? "?")")
+            // The pin: the config's, else the advertised fingerprint when pairing pinned it.
+            let pinned = Set(KnownHostsLookup.load().entries.values)
+            let pin = saved.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
+            return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: pin)
+        }
+        guard let last = saved.addresses.first else {
+            note("\(id) was not found on the network and has no saved address")
+            return nil
+        }
+        let address = last.contains(":") ? "[\(last)]:\(saved.port ?? 9777)" : "\(last):\(saved.port ?? 9777)"
+        note("\(saved.name ?? id) was not found on the network; trying its last address \(address)")
+        return HostEntry(id: id, name: saved.name ?? id, address: address, givenFingerprint: saved.fingerprint)
+    }
+
+    /// Blocks until an interface other than loopback has an address (or the host's last address
+    /// is a loopback one, or loopback carries multicast), saying so every 5 s.
+    func waitForNetwork(saved: KioskConfig.SavedHost) {
+        let start = MonotonicClock.nowNs()
+        var said = 0
+        while true {
+            let interfaces = MulticastInterface.list(multicastOnly: false)
+            let routed = interfaces.contains { !$0.isLoopback && (!$0.ipv4.isEmpty || $0.hasIPv6) }
+            let local = saved.addresses.contains { $0.hasPrefix("127.") || $0 == "::1" }
+                || MulticastInterface.list().contains { $0.isLoopback }
+            if routed || local { return }
+            let waited = Int((MonotonicClock.nowNs() - start) / 1_000_000_000)
+            if waited >= said {
+                note("waiting for the network (\(waited) s)")
+                said = waited + 5
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+    }
+
+    /// Discovery for up to `seconds`, ended early when the host shows (with an address).
+    func look(for saved: KioskConfig.SavedHost, seconds: Double) -> DiscoveredHost? {
+        guard let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) }) else { return nil }
+        var found: DiscoveredHost?
+        browser.run(for: seconds, onChange: { hosts in
+            if let host = hosts.first(where: { ($0.id == saved.id || ($0.fingerprint != nil && $0.fingerprint == saved.fingerprint)) && $0.dialAddress != nil }) {
+                found = host
+                browser.stop()
+            }
+        }, onSecond: { elapsed in
+            if elapsed % 5 == 0 { note("looking for \(saved.name ?? saved.id) (\(elapsed) s)") }
+        })
+        return found
+    }
+}
+
+/// The profile's config, its problems said on stderr.
+enum ProfileConfig {
+    static var directory: URL? { ConfigDirectory.resolve(environment: ProcessInfo.processInfo.environment) }
+
+    static func load() -> KioskConfig {
+        guard let directory else { return KioskConfig() }
+        do {
+            let config = try ConfigFile.load(from: directory)
+            for problem in config.problems { note(problem.description) }
+            return config
+        } catch {
+            note("cannot read \(directory.path)/config: \(error)")
+            return KioskConfig()
+        }
+    }
+}
