@@ -30,6 +30,8 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libavcodec-dev"])]),
     .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                    providers: [.apt(["libcairo2-dev"])]),
+    .systemLibrary(name: "CPango", pkgConfig: "pangocairo",
+                   providers: [.apt(["libpango1.0-dev"])]),
 ]
 
 let package = Package(
@@ -91,11 +93,14 @@ let package = Package(
         .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
+        // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
+        // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
+        .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
         // The app layer: session → decode → present pipeline.
         .target(
             name: "Kiosk",
             dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
-                           "SystemClock", "CPunktfunkLinux"]
+                           "SystemClock", "CPunktfunkLinux", "Shell"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
         // pairing, Retry listener, looped AUs through the real packetizer/FEC/AEAD), synthetic and
@@ -137,7 +142,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "punktfunk-bench",
-            dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation",
+            dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation", "Shell",
                            "AudioSimulation", "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
@@ -164,7 +169,8 @@ let package = Package(
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
+        .testTarget(name: "ShellTests", dependencies: ["Shell"]),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock"]),
         .testTarget(
             name: "PunktfunkSessionTests",

@@ -11,6 +11,7 @@ packages=(
   libva-dev libdrm-dev                                        # VA-API decode, KMS
   libavcodec-dev                                              # software HEVC rung
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
+  libpango1.0-dev                                             # the shell's text (pango on cairo, DejaVu Sans)
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel

@@ -164,6 +164,9 @@ public final class KioskRunner {
                 overlay = nil
                 glass?.presenter.setOverlay(nil)
             }
+        case .shell(let request):
+            // The shell's requests are not performed yet (issue 15): said, and nothing changes.
+            say("not supported yet: \(request)")
         case .exit(let code):
             exitCode = code
         }
