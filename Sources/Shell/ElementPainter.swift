@@ -10,9 +10,9 @@ enum ElementPainter {
         switch e.kind {
         case .heading:
             TextPainter.draw(e.title, cr, x: f.x, y: f.y, width: f.width, size: body * 1.6, bold: true, centreIn: f.height)
-        case .text:
+        case .text, .statement:
             TextPainter.draw(e.title, cr, x: f.x, y: f.y, width: f.width, size: body, wraps: true,
-                             colour: e.focused ? Palette.text : Palette.muted)
+                             colour: e.kind == .statement ? Palette.text : Palette.muted)
         case .card(let status):
             panel(f, cr, focused: e.focused)
             let pad = 28.0

@@ -28,8 +28,10 @@ public struct SceneElement: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// The screen's title, large, left-aligned.
         case heading
-        /// A paragraph (wraps inside the frame): a sentence, where the host shows the PIN.
+        /// A paragraph in a muted colour (wraps inside the frame): where the host shows the PIN.
         case text
+        /// A paragraph in full colour: an error's sentence, the step in progress.
+        case statement
         /// A host card: the name, and its status under it.
         case card(HostStatus)
         /// A focusable entry: a list row or a button (title left, detail right).

@@ -127,7 +127,7 @@ import Shell
         let (w, h) = mode
         let r = ShellRenderer(width: w, height: h)
         let frame = SceneRect(x: 200, y: 400, width: 1200, height: 100)
-        let scene = ShellScene(elements: [SceneElement(.text, frame: frame, title: "HOST HEHEHE", focused: true)])
+        let scene = ShellScene(elements: [SceneElement(.statement, frame: frame, title: "HOST HEHEHE")])
         var b = Buffer(width: w, height: h)
         b.draw(scene, over: nil, r)
         let s = r.scale

@@ -29,8 +29,8 @@ public enum ShellSceneBuilder {
             case .awaitingPicture, .resuming: current = 3
             }
             for (i, s) in steps.enumerated() {
-                e.append(SceneElement(.text, frame: row(i, height: 70), title: (i < current ? "✓ " : i == current ? "› " : "  ") + s,
-                                      focused: i == current))
+                e.append(SceneElement(i == current ? .statement : .text, frame: row(i, height: 70),
+                                      title: (i < current ? "✓ " : i == current ? "› " : "  ") + s))
             }
             e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true))
             hints = [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
@@ -43,12 +43,12 @@ public enum ShellSceneBuilder {
             case .waitingForApproval(_, let count):
                 line = "Approve this device on the host's screen. Still waiting (\(count))…"
             }
-            e.append(SceneElement(.text, frame: paragraph(0), title: line, focused: true))
+            e.append(SceneElement(.statement, frame: paragraph(0), title: line))
             e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true))
             hints = [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
         case .error(let sentence, let retry):
             e.append(heading("That did not work"))
-            e.append(SceneElement(.text, frame: paragraph(0, lines: 3), title: sentence, focused: true))
+            e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: sentence))
             let next = retry == nil ? "Go back to the hosts and choose what to do next."
                 : "Try again, or go back to the hosts."
             e.append(SceneElement(.text, frame: paragraph(3), title: next))
@@ -151,7 +151,7 @@ public enum ShellSceneBuilder {
                 case .unavailable(let s)?, .unusable(let s)?: "Display: \(s)"
                 case nil: "Display: not opened yet"
                 }
-                e.append(SceneElement(.text, frame: paragraph(0, lines: 3), title: "punktfunk-kiosk\n\(display)", focused: true))
+                e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: "punktfunk-kiosk\n\(display)"))
             }
             return [Hint(.back, "Back")]
         case .confirm(let question, let yes):

@@ -1,0 +1,108 @@
+import Testing
+import PunktfunkSession
+import Kiosk
+import Shell
+
+/// What the shell shows for a state, and that it draws: every page a pad can reach has a scene
+/// with one focused element (or none where nothing is focusable), the hint bar last, and the
+/// texts a person needs (the host's name, the PIN prompt, the error sentence).
+@Suite struct ShellSceneBuilderTests {
+    static let living = HostEntry(id: "living-room", name: "Living room", address: "192.168.1.20")
+    static let office = HostEntry(id: "office", name: "Office", address: "office.lan:9800")
+
+    static func machine(known: KnownHosts = KnownHosts()) -> KioskMachine {
+        var m = KioskMachine(policy: KioskPolicy(afterJob: .returnToHosts), hosts: [living, office])
+        _ = m.handle(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: known)), now: 1)
+        return m
+    }
+
+    static func focused(_ scene: ShellScene) -> [SceneElement] { scene.elements.filter(\.focused) }
+
+    @Test func homeShowsAFocusedCardPerHostWithItsPairingStatus() throws {
+        var known = KnownHosts()
+        try known.trust(host: "192.168.1.20:9777", fingerprint: String(repeating: "ab", count: 32))
+        var m = Self.machine(known: known)
+        let scene = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        let cards = scene.elements.filter { if case .card = $0.kind { true } else { false } }
+        #expect(cards.map(\.title) == ["Living room", "Office"])
+        #expect(cards.map(\.kind) == [.card(.paired), .card(.needsPairing)])
+        #expect(Self.focused(scene).map(\.title) == ["Living room"])
+        #expect(scene.elements.last?.kind == .hints([Hint(.confirm, "Select")], .xbox))
+        // A focus move changes exactly the two cards.
+        _ = m.handle(.navigate(.move(.right)), now: 2)
+        let moved = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        let changed = zip(scene.elements, moved.elements).filter { $0 != $1 }.map(\.0.title)
+        #expect(changed == ["Living room", "Office"])
+        #expect(ShellRenderer(width: 1920, height: 1080).damage(from: scene, to: moved).count == 2)
+    }
+
+    @Test func everyPageAPadReachesHasASceneWithOneFocusedElement() throws {
+        var now: UInt64 = 10
+        let walks: [[NavigationInput]] = [
+            [],                                          // home
+            [.activate],                                 // host page
+            [.activate, .move(.down), .activate],        // PIN pad
+            [.move(.down), .activate],                   // add host
+            [.move(.down), .move(.right), .activate],    // settings
+            [.move(.down), .move(.right), .activate, .move(.up), .move(.down), .move(.down), .move(.down),
+             .move(.down), .move(.down), .activate],     // controllers (read-only: nothing focused)
+            [.move(.down), .move(.right), .move(.right), .activate],   // power off, asked first
+        ]
+        var seen: [ShellPage] = []
+        for walk in walks {
+            var m = Self.machine()
+            for input in walk { now += 1; _ = m.handle(.navigate(input), now: now) }
+            let scene = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .playStation))
+            let expected = m.state.shell.top == .info(.controllers) ? 0 : 1
+            #expect(Self.focused(scene).count == expected, "\(m.state.shell.top)")
+            if case .hints = scene.elements.last?.kind {} else { Issue.record("no hint bar on \(m.state.shell.top)") }
+            seen.append(m.state.shell.top)
+            // And back out to home with Back alone.
+            for _ in 0..<4 { now += 1; _ = m.handle(.navigate(.back), now: now) }
+            #expect(m.state.shell.pages.count == 1, "left \(seen.last!) with Back")
+        }
+        #expect(seen == [.home(.hosts), .host(id: "living-room", focus: .connect), .pin(hostID: "living-room", focus: GridPosition(row: 0, column: 0)),
+                         .addHost(focus: GridPosition(row: 0, column: 0)), .settings(focus: .mode), .info(.controllers),
+                         .confirm(.powerOff, yes: false)])
+    }
+
+    @Test func thePinPadSaysWhereThePinIsAndShowsTheDigitsTyped() throws {
+        var m = Self.machine()
+        for (i, input) in [NavigationInput.activate, .move(.down), .activate, .character("4"), .character("2")].enumerated() {
+            _ = m.handle(.navigate(input), now: UInt64(10 + i))
+        }
+        let scene = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .keyboard))
+        #expect(scene.elements.first?.title == "Pair with Living room")
+        #expect(scene.elements.contains { $0.kind == .text && $0.title.contains("PIN that Living room shows") && $0.title.contains("one guess") })
+        #expect(scene.elements.contains { $0.kind == .field && $0.title == "4 2 _ _" })
+        #expect(scene.elements.filter { $0.kind == .key }.map(\.title) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "OK"])
+        #expect(Self.focused(scene).map(\.title) == ["1"])
+    }
+
+    @Test func anErrorSaysTheSentenceAndTheNextStepAndAStreamHasNoScene() throws {
+        var m = Self.machine()
+        _ = m.handle(.navigate(.activate), now: 10)
+        _ = m.handle(.navigate(.activate), now: 11)
+        _ = m.handle(.unresolvable(job: 1, sentence: "The name does not resolve."), now: 12)
+        let scene = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        #expect(scene.elements.contains { $0.title == "The name does not resolve." })
+        #expect(scene.elements.contains { $0.title == "Try again, or go back to the hosts." })
+        #expect(Self.focused(scene).map(\.title) == ["Try again"])
+    }
+
+    @Test func theSceneDrawsItsTextWhereItsElementsAre() throws {
+        let m = Self.machine()
+        let scene = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        let renderer = ShellRenderer(width: 1280, height: 720)
+        var pixels = [UInt32](repeating: 0, count: 1280 * 720)
+        pixels.withUnsafeMutableBytes { _ = renderer.draw(scene, over: nil, into: $0.baseAddress!, stride: 1280 * 4) }
+        // The first card's title: bright pixels in the card's top band.
+        let card = try #require(scene.elements.first { $0.title == "Living room" })
+        let r = renderer.pixelRect(of: card)
+        var bright = 0
+        for y in r.y..<(r.y + r.height / 2) {
+            for x in r.x..<r.maxX where pixels[y * 1280 + x] & 0xFFFFFF == 0xF2F4F7 { bright += 1 }
+        }
+        #expect(bright > 100, "the host's name is drawn on its card (\(bright) px)")
+    }
+}
