@@ -29,23 +29,23 @@ public final class ShellRenderer {
     }
 
     /// The whole panel.
-    public var screen: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
+    public var screen: PanelRect { PanelRect(x: 0, y: 0, width: width, height: height) }
 
     /// The pixels `element` may touch: its frame and focus ring, rounded outward, on the panel.
-    public func pixelRect(of element: SceneElement) -> PixelRect {
+    public func pixelRect(of element: SceneElement) -> PanelRect {
         let f = element.frame, o = Self.ringOutset
         let x0 = max(0, Int((originX + (f.x - o) * scale).rounded(.down)))
         let y0 = max(0, Int((originY + (f.y - o) * scale).rounded(.down)))
         let x1 = min(width, Int((originX + (f.x + f.width + o) * scale).rounded(.up)))
         let y1 = min(height, Int((originY + (f.y + f.height + o) * scale).rounded(.up)))
-        return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+        return PanelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
     /// What a redraw from `old` (nil: nothing drawn yet) to `new` must repaint, without repeats.
-    public func damage(from old: ShellScene?, to new: ShellScene) -> [PixelRect] {
+    public func damage(from old: ShellScene?, to new: ShellScene) -> [PanelRect] {
         guard let old else { return [screen] }
-        var rects: [PixelRect] = []
-        func add(_ r: PixelRect) { if !r.isEmpty, !rects.contains(r) { rects.append(r) } }
+        var rects: [PanelRect] = []
+        func add(_ r: PanelRect) { if !r.isEmpty, !rects.contains(r) { rects.append(r) } }
         for i in 0..<max(old.elements.count, new.elements.count) {
             let a = i < old.elements.count ? old.elements[i] : nil
             let b = i < new.elements.count ? new.elements[i] : nil
@@ -60,7 +60,7 @@ public final class ShellRenderer {
     /// all of it when `previous` is nil, else only what changed since `previous` — which the
     /// buffer must hold as this renderer drew it. - Returns: the rectangles repainted.
     @discardableResult
-    public func draw(_ scene: ShellScene, over previous: ShellScene?, into pixels: UnsafeMutableRawPointer, stride: Int) -> [PixelRect] {
+    public func draw(_ scene: ShellScene, over previous: ShellScene?, into pixels: UnsafeMutableRawPointer, stride: Int) -> [PanelRect] {
         precondition(stride >= width * 4 && stride % 4 == 0, "stride \(stride) cannot hold \(width) XRGB8888 pixels")
         let damaged = damage(from: previous, to: scene)
         guard !damaged.isEmpty else { return [] }
@@ -89,7 +89,7 @@ public final class ShellRenderer {
         return damaged
     }
 
-    private func clip(_ cr: OpaquePointer, _ r: PixelRect) {
+    private func clip(_ cr: OpaquePointer, _ r: PanelRect) {
         cairo_rectangle(cr, Double(r.x), Double(r.y), Double(r.width), Double(r.height))
         cairo_clip(cr)
     }

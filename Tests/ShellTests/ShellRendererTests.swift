@@ -15,7 +15,7 @@ import Shell
         }
 
         @discardableResult
-        mutating func draw(_ scene: ShellScene, over previous: ShellScene?, _ renderer: ShellRenderer) -> [PixelRect] {
+        mutating func draw(_ scene: ShellScene, over previous: ShellScene?, _ renderer: ShellRenderer) -> [PanelRect] {
             let stride = stride
             return words.withUnsafeMutableBytes { renderer.draw(scene, over: previous, into: $0.baseAddress!, stride: stride) }
         }
@@ -23,13 +23,13 @@ import Shell
         func pixel(_ x: Int, _ y: Int) -> UInt32 { words[y * (stride / 4) + x] & 0x00FF_FFFF }
 
         /// The bounding box of pixels `match` accepts inside `region`, and how many there are.
-        func ink(in region: PixelRect, where match: (UInt32) -> Bool) -> (box: PixelRect?, count: Int) {
-            var box: PixelRect?
+        func ink(in region: PanelRect, where match: (UInt32) -> Bool) -> (box: PanelRect?, count: Int) {
+            var box: PanelRect?
             var count = 0
             for y in region.y..<region.maxY {
                 for x in region.x..<region.maxX where match(pixel(x, y)) {
                     count += 1
-                    let p = PixelRect(x: x, y: y, width: 1, height: 1)
+                    let p = PanelRect(x: x, y: y, width: 1, height: 1)
                     box = box.map { $0.union(p) } ?? p
                 }
             }
@@ -59,7 +59,7 @@ import Shell
     @Test func aFirstDrawPaintsTheWholeScreenAndAStrideWithPaddingKeepsItsPadding() {
         let r = ShellRenderer(width: 640, height: 360)
         var b = Buffer(width: 640, height: 360, padding: 16)
-        #expect(b.draw(Self.home(focus: 0), over: nil, r) == [PixelRect(x: 0, y: 0, width: 640, height: 360)])
+        #expect(b.draw(Self.home(focus: 0), over: nil, r) == [PanelRect(x: 0, y: 0, width: 640, height: 360)])
         #expect(b.pixel(0, 0) == 0x10141A, "the ground colour in a corner")
         #expect(b.pixel(639, 0) == 0x10141A)
         for y in 0..<360 { for x in 640..<656 { #expect(b.words[y * 656 + x] == 0xDEADBEEF); break } }
@@ -72,8 +72,8 @@ import Shell
         let frames = ShellLayout.cardRow(count: 3, top: 300)
         let damage = r.damage(from: Self.home(focus: 0), to: Self.home(focus: 1))
         // At 1080p a design pixel is a pixel: each card's frame grown by the 12-pixel ring.
-        func expected(_ f: SceneRect) -> PixelRect {
-            PixelRect(x: Int(f.x) - 12, y: Int(f.y) - 12, width: Int(f.width) + 24, height: Int(f.height) + 24)
+        func expected(_ f: SceneRect) -> PanelRect {
+            PanelRect(x: Int(f.x) - 12, y: Int(f.y) - 12, width: Int(f.width) + 24, height: Int(f.height) + 24)
         }
         #expect(damage == [expected(frames[0]), expected(frames[1])])
         // Neither touches the third card, the heading or the hint bar.
@@ -112,7 +112,7 @@ import Shell
         var b = Buffer(width: 1920, height: 1080)
         b.draw(Self.home(focus: 1), over: nil, r)
         let frames = ShellLayout.cardRow(count: 3, top: 300)
-        let rects = frames.map { PixelRect(x: Int($0.x) - 12, y: Int($0.y) - 12, width: Int($0.width) + 24, height: Int($0.height) + 24) }
+        let rects = frames.map { PanelRect(x: Int($0.x) - 12, y: Int($0.y) - 12, width: Int($0.width) + 24, height: Int($0.height) + 24) }
         #expect(b.ink(in: rects[0], where: Self.accent).count == 0)
         #expect(b.ink(in: rects[2], where: Self.accent).count == 0)
         let ring = b.ink(in: rects[1], where: Self.accent)
@@ -131,7 +131,7 @@ import Shell
         var b = Buffer(width: w, height: h)
         b.draw(scene, over: nil, r)
         let s = r.scale
-        let region = PixelRect(x: Int(frame.x * s), y: Int(frame.y * s), width: Int(frame.width * s), height: Int(frame.height * s))
+        let region = PanelRect(x: Int(frame.x * s), y: Int(frame.y * s), width: Int(frame.width * s), height: Int(frame.height * s))
         let inside = b.ink(in: region, where: Self.bright)
         let everywhere = b.ink(in: r.screen, where: Self.bright)
         #expect(inside.count > 0)
@@ -144,18 +144,18 @@ import Shell
 
     @Test func aCardRowScalesWithTheMode() {
         let card = SceneElement(.card(.online), frame: SceneRect(x: 300, y: 300, width: 400, height: 260), title: "Office")
-        #expect(ShellRenderer(width: 1920, height: 1080).pixelRect(of: card) == PixelRect(x: 288, y: 288, width: 424, height: 284))
-        #expect(ShellRenderer(width: 3840, height: 2160).pixelRect(of: card) == PixelRect(x: 576, y: 576, width: 848, height: 568))
-        #expect(ShellRenderer(width: 1280, height: 720).pixelRect(of: card) == PixelRect(x: 192, y: 192, width: 283, height: 190))
+        #expect(ShellRenderer(width: 1920, height: 1080).pixelRect(of: card) == PanelRect(x: 288, y: 288, width: 424, height: 284))
+        #expect(ShellRenderer(width: 3840, height: 2160).pixelRect(of: card) == PanelRect(x: 576, y: 576, width: 848, height: 568))
+        #expect(ShellRenderer(width: 1280, height: 720).pixelRect(of: card) == PanelRect(x: 192, y: 192, width: 283, height: 190))
         // A 16:10 panel: the canvas keeps its shape, centred vertically.
         let tall = ShellRenderer(width: 1920, height: 1200)
         #expect(tall.scale == 1)
-        #expect(tall.pixelRect(of: card) == PixelRect(x: 288, y: 348, width: 424, height: 284))
+        #expect(tall.pixelRect(of: card) == PanelRect(x: 288, y: 348, width: 424, height: 284))
     }
 
     @Test func theHintBarShowsTheGlyphsOfTheDeviceInUse() {
         let r = ShellRenderer(width: 1920, height: 1080)
-        let bar = PixelRect(x: 0, y: 970, width: 1920, height: 110)
+        let bar = PanelRect(x: 0, y: 970, width: 1920, height: 110)
         var xbox = Buffer(width: 1920, height: 1080), ps = xbox, keys = xbox
         xbox.draw(Self.home(focus: 0, glyphs: .xbox), over: nil, r)
         ps.draw(Self.home(focus: 0, glyphs: .playStation), over: nil, r)
@@ -171,7 +171,7 @@ import Shell
         #expect(keys.ink(in: bar, where: Self.bright).count > xbox.ink(in: bar, where: Self.bright).count)
         // Switching glyphs damages the hint bar only.
         #expect(r.damage(from: Self.home(focus: 0, glyphs: .xbox), to: Self.home(focus: 0, glyphs: .keyboard))
-            == [PixelRect(x: 0, y: 958, width: 1920, height: 122)])
+            == [PanelRect(x: 0, y: 958, width: 1920, height: 122)])
     }
 
     @Test func elementsThatComeOrGoDamageTheirOwnRects() {
@@ -180,8 +180,8 @@ import Shell
         fewer.elements.remove(at: 3)   // the third card goes; the hint bar moves up an index
         let damage = r.damage(from: Self.home(focus: 0), to: fewer)
         let third = ShellLayout.cardRow(count: 3, top: 300)[2]
-        #expect(damage.contains(PixelRect(x: Int(third.x) - 12, y: 288, width: 424, height: 284)))
-        #expect(damage.contains(PixelRect(x: 0, y: 958, width: 1920, height: 122)))
+        #expect(damage.contains(PanelRect(x: Int(third.x) - 12, y: 288, width: 424, height: 284)))
+        #expect(damage.contains(PanelRect(x: 0, y: 958, width: 1920, height: 122)))
         #expect(damage.count == 2)
     }
 }

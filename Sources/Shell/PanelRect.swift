@@ -1,5 +1,5 @@
 /// A rectangle of whole pixels on the panel (x, y from the top left).
-public struct PixelRect: Sendable, Equatable, Hashable {
+public struct PanelRect: Sendable, Equatable, Hashable {
     public var x: Int, y: Int, width: Int, height: Int
 
     public init(x: Int, y: Int, width: Int, height: Int) {
@@ -12,13 +12,13 @@ public struct PixelRect: Sendable, Equatable, Hashable {
 
     public func contains(x px: Int, y py: Int) -> Bool { px >= x && px < maxX && py >= y && py < maxY }
 
-    public func intersects(_ o: PixelRect) -> Bool {
+    public func intersects(_ o: PanelRect) -> Bool {
         !isEmpty && !o.isEmpty && x < o.maxX && o.x < maxX && y < o.maxY && o.y < maxY
     }
 
     /// The smallest rectangle holding both.
-    public func union(_ o: PixelRect) -> PixelRect {
+    public func union(_ o: PanelRect) -> PanelRect {
         let x0 = min(x, o.x), y0 = min(y, o.y)
-        return PixelRect(x: x0, y: y0, width: max(maxX, o.maxX) - x0, height: max(maxY, o.maxY) - y0)
+        return PanelRect(x: x0, y: y0, width: max(maxX, o.maxX) - x0, height: max(maxY, o.maxY) - y0)
     }
 }
