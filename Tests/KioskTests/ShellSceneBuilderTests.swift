@@ -79,7 +79,7 @@ import Shell
         #expect(Self.focused(scene).map(\.title) == ["1"])
     }
 
-    @Test func anErrorSaysTheSentenceAndTheNextStepAndAStreamHasNoScene() throws {
+    @Test func anErrorSaysTheSentenceAndTheNextStep() throws {
         var m = Self.machine()
         _ = m.handle(.navigate(.activate), now: 10)
         _ = m.handle(.navigate(.activate), now: 11)
@@ -88,6 +88,26 @@ import Shell
         #expect(scene.elements.contains { $0.title == "The name does not resolve." })
         #expect(scene.elements.contains { $0.title == "Try again, or go back to the hosts." })
         #expect(Self.focused(scene).map(\.title) == ["Try again"])
+    }
+
+    @Test func aStreamHasNoSceneAndItsMenuListsItsChoices() throws {
+        let key = "192.168.1.20:9777", fp = String(repeating: "ab", count: 32)
+        var known = KnownHosts()
+        try known.trust(host: key, fingerprint: fp)
+        var m = Self.machine(known: known)
+        _ = m.handle(.user(.connect(hostID: "living-room")), now: 10)
+        _ = m.handle(.resolved(job: 1, key: key), now: 11)
+        let connecting = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        #expect(connecting.elements.first?.title == "Connecting to Living room")
+        #expect(connecting.elements.filter { $0.kind == .statement }.map(\.title) == ["› Dialling"])
+        #expect(Self.focused(connecting).map(\.title) == ["Cancel"])
+        _ = m.handle(.stream(job: 1, .established(peerFingerprint: fp, redirected: false)), now: 12)
+        _ = m.handle(.stream(job: 1, .firstPicture), now: 13)
+        #expect(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox) == nil)
+        _ = m.handle(.navigate(.menu), now: 14)
+        let menu = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        #expect(menu.elements.filter { $0.kind == .button }.map(\.title) == ["Resume", "Show stats", "Disconnect", "Quit"])
+        #expect(Self.focused(menu).map(\.title) == ["Resume"])
     }
 
     @Test func theSceneDrawsItsTextWhereItsElementsAre() throws {
@@ -104,5 +124,32 @@ import Shell
             for x in r.x..<r.maxX where pixels[y * 1280 + x] & 0xFFFFFF == 0xF2F4F7 { bright += 1 }
         }
         #expect(bright > 100, "the host's name is drawn on its card (\(bright) px)")
+    }
+
+    /// Lists and keys sit closer than two focus rings: a move's damage rectangles overlap the
+    /// neighbours, which are redrawn inside them — the result is still exactly a full redraw.
+    @Test(arguments: [
+        [NavigationInput.move(.down), .move(.right), .activate],                  // settings
+        [NavigationInput.move(.down), .activate],                                 // add-host keyboard
+    ])
+    func aFocusMoveOnAListOrKeyboardRedrawsToExactlyTheFullPicture(to page: [NavigationInput]) throws {
+        var m = Self.machine()
+        var now: UInt64 = 10
+        for input in page { now += 1; _ = m.handle(.navigate(input), now: now) }
+        let renderer = ShellRenderer(width: 1280, height: 720)
+        var partial = [UInt32](repeating: 0, count: 1280 * 720)
+        var previous = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+        partial.withUnsafeMutableBytes { _ = renderer.draw(previous, over: nil, into: $0.baseAddress!, stride: 1280 * 4) }
+        for move in [NavigationInput.move(.down), .move(.right), .move(.down), .move(.up)] {
+            now += 1
+            _ = m.handle(.navigate(move), now: now)
+            let scene = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+            let damage = partial.withUnsafeMutableBytes { renderer.draw(scene, over: previous, into: $0.baseAddress!, stride: 1280 * 4) }
+            var full = [UInt32](repeating: 0, count: 1280 * 720)
+            full.withUnsafeMutableBytes { _ = renderer.draw(scene, over: nil, into: $0.baseAddress!, stride: 1280 * 4) }
+            #expect(partial == full, "after \(move) on \(m.state.shell.top), damage \(damage)")
+            #expect(damage.count <= 2)
+            previous = scene
+        }
     }
 }
