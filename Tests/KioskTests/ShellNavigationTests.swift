@@ -221,7 +221,9 @@ import Kiosk
         s.nav(.activate, .move(.down), .activate)
         s.type("1234\n")
         s.send(.resolved(job: 1, key: Self.key))
-        let sentence = "The PIN was wrong; one guess was used."
+        // The sentence the pairing exchange fails with on a wrong PIN.
+        let sentence = HandshakeError.wrongPIN.description
+        #expect(sentence.contains("one guess"))
         s.send(.pairing(job: 1, .failed(sentence: sentence)))
         #expect(s.phase == .error(sentence: sentence, retry: nil))
         #expect(s.machine.state.shell.errorFocus == .backToHosts)

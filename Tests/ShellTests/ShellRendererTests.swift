@@ -184,4 +184,23 @@ import Shell
         #expect(damage.contains(PanelRect(x: 0, y: 958, width: 1920, height: 122)))
         #expect(damage.count == 2)
     }
+
+    /// Page flipping: two buffers take turns, each drawn over the scene it last held (two scenes
+    /// back) — each comes out exactly as a full redraw, while the damage is still only the cards.
+    @Test func twoBuffersTakingTurnsEachRedrawOverTheirOwnLastScene() {
+        let r = ShellRenderer(width: 960, height: 540)
+        var buffers = [Buffer(width: 960, height: 540), Buffer(width: 960, height: 540)]
+        var held: [ShellScene?] = [nil, nil]
+        let focusSequence = [0, 1, 2, 1, 0, 0, 2]
+        for (frame, focus) in focusSequence.enumerated() {
+            let i = frame % 2
+            let scene = Self.home(focus: focus)
+            let damage = buffers[i].draw(scene, over: held[i], r)
+            held[i] = scene
+            var full = Buffer(width: 960, height: 540)
+            full.draw(scene, over: nil, r)
+            #expect(buffers[i].words == full.words, "frame \(frame), buffer \(i)")
+            if frame >= 2 { #expect(damage.count <= 2, "frame \(frame): \(damage)") }
+        }
+    }
 }
