@@ -41,6 +41,17 @@ public final class ShellRenderer {
         return PanelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
+    /// The index of the topmost element whose frame holds the pixel (`x`, `y`): what a pointer
+    /// there is on (nil: the ground, or off the canvas).
+    public func elementIndex(at x: Int, y: Int, in scene: ShellScene) -> Int? {
+        // The pixel's centre on the design canvas.
+        let dx = (Double(x) + 0.5 - originX) / scale, dy = (Double(y) + 0.5 - originY) / scale
+        return scene.elements.indices.last { i in
+            let f = scene.elements[i].frame
+            return dx >= f.x && dx < f.x + f.width && dy >= f.y && dy < f.y + f.height
+        }
+    }
+
     /// What a redraw from `old` (nil: nothing drawn yet) to `new` must repaint, without repeats.
     public func damage(from old: ShellScene?, to new: ShellScene) -> [PanelRect] {
         guard let old else { return [screen] }

@@ -152,4 +152,52 @@ import Shell
             previous = scene
         }
     }
+
+    /// A mouse reaches every entry: on each screen, pointing at an element with a target focuses
+    /// exactly that element (a click is that, then activate, which the pad tests cover).
+    @Test func everyEntryOnEveryScreenCanBePointedAt() throws {
+        let key = "192.168.1.20:9777", fp = String(repeating: "ab", count: 32)
+        var known = KnownHosts()
+        try known.trust(host: key, fingerprint: fp)
+        let walks: [[KioskEvent]] = [
+            [],
+            [.navigate(.activate)],
+            [.navigate(.activate), .navigate(.move(.down)), .navigate(.activate)],
+            [.navigate(.move(.down)), .navigate(.activate)],
+            [.navigate(.move(.down)), .navigate(.move(.right)), .navigate(.activate)],
+            [.navigate(.move(.down)), .navigate(.move(.right)), .navigate(.move(.right)), .navigate(.activate)],
+            [.navigate(.activate), .navigate(.activate), .unresolvable(job: 1, sentence: "No such host.")],
+            [.navigate(.activate), .navigate(.activate), .resolved(job: 1, key: key),
+             .stream(job: 1, .established(peerFingerprint: fp, redirected: false)), .stream(job: 1, .firstPicture), .navigate(.menu)],
+        ]
+        var pointed = 0
+        for walk in walks {
+            var m = Self.machine(known: known)
+            var now: UInt64 = 10
+            for event in walk { now += 1; _ = m.handle(event, now: now) }
+            let view = try #require(ShellSceneBuilder.view(for: m.state, glyphs: .xbox))
+            #expect(view.targets.count == view.scene.elements.count)
+            for (i, target) in view.targets.enumerated() {
+                guard let target else { continue }
+                now += 1
+                #expect(m.handle(.navigate(.point(target)), now: now) == [])
+                let after = try #require(ShellSceneBuilder.scene(for: m.state, glyphs: .xbox))
+                #expect(after.elements.indices.filter { after.elements[$0].focused } == [i], "\(target) on \(m.state.phase)")
+                pointed += 1
+            }
+        }
+        // 2 cards + 4 actions, 6 host entries, 12 digit keys, 44 letter keys, 7 settings, yes/no,
+        // retry/back, 4 menu entries.
+        #expect(pointed == 6 + 6 + 12 + 44 + 7 + 2 + 2 + 4)
+    }
+
+    @Test func aPointerOnAnEntryOfAnotherScreenChangesNothing() {
+        var m = Self.machine()
+        let before = m.state
+        for target in [PointerTarget.setting(.mode), .key(GridPosition(row: 0, column: 0)), .menu(.quit), .error(.retry),
+                       .hostCard(id: "nowhere"), .confirm(yes: true)] {
+            #expect(m.handle(.navigate(.point(target)), now: 10) == [])
+        }
+        #expect(m.state == before)
+    }
 }

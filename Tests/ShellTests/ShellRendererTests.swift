@@ -203,4 +203,21 @@ import Shell
             if frame >= 2 { #expect(damage.count <= 2, "frame \(frame): \(damage)") }
         }
     }
+
+    @Test func aPointerHitsTheTopmostElementUnderItAtAnyMode() {
+        let scene = Self.home(focus: 0)
+        let card = ShellLayout.cardRow(count: 3, top: 300)[1]
+        for (w, h) in [(1280, 720), (1920, 1080), (3840, 2160)] {
+            let r = ShellRenderer(width: w, height: h)
+            let s = r.scale
+            #expect(r.elementIndex(at: Int((card.x + 10) * s), y: Int((card.y + 10) * s), in: scene) == 2, "\(w)x\(h)")
+            // The gap between two cards is the ground.
+            #expect(r.elementIndex(at: Int((card.x - ShellLayout.gap / 2) * s), y: Int((card.y + 10) * s), in: scene) == nil)
+            #expect(r.elementIndex(at: w - 1, y: h - 1, in: scene) == 4, "the hint bar")
+        }
+        // A 16:10 panel: the band above the canvas holds nothing.
+        let tall = ShellRenderer(width: 1920, height: 1200)
+        #expect(tall.elementIndex(at: 960, y: 10, in: scene) == nil)
+        #expect(tall.elementIndex(at: Int(card.x) + 10, y: Int(card.y) + 70, in: scene) == 2)
+    }
 }

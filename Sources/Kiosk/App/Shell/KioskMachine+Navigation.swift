@@ -3,6 +3,10 @@
 /// Every screen has a way back; Back never discards typed text.
 extension KioskMachine {
     mutating func navigate(_ input: NavigationInput, now: UInt64) -> [KioskEffect] {
+        if case .point(let target) = input {
+            point(at: target)
+            return []
+        }
         switch state.phase {
         case .starting, .leaving:
             return []
@@ -160,7 +164,7 @@ extension KioskMachine {
         case .back:
             pop()   // the digits stay in the draft
             return []
-        case .menu:
+        case .menu, .point:   // a pointer was handled before the page
             return []
         case .activate: key = layout[position.row][position.column]
         case .character(let c): key = c == "\n" || c == "\r" ? .done : .character(c)
@@ -194,7 +198,7 @@ extension KioskMachine {
         case .back:
             pop()   // the address stays in the draft
             return []
-        case .menu:
+        case .menu, .point:   // a pointer was handled before the page
             return []
         case .activate: key = layout[position.row][position.column]
         case .character(let c): key = c == "\n" || c == "\r" ? .done : .character(c)
@@ -249,6 +253,43 @@ extension KioskMachine {
         default: break
         }
         return []
+    }
+
+    /// Focuses what a pointer is on, when it is an entry of the screen showing (a target of
+    /// another screen — a stale pointer event — changes nothing).
+    private mutating func point(at target: PointerTarget) {
+        switch (state.phase, target) {
+        case (.inStreamMenu(let s, _), .menu(let choice)):
+            state.phase = .inStreamMenu(s, selection: choice)
+        case (.error(_, let retry), .error(let choice)) where choice == .backToHosts || retry != nil:
+            state.shell.errorFocus = choice
+        case (.choosingHost, _):
+            switch (state.shell.top, target) {
+            case (.home, .hostCard(let id)) where state.host(id) != nil:
+                state.phase = .choosingHost(focus: id)
+                replaceTop(.home(.hosts))
+            case (.home, .homeAction(let a)):
+                replaceTop(.home(.action(a)))
+            case (.host(let id, _), .hostAction(let a)):
+                replaceTop(.host(id: id, focus: a))
+            case (.pin(let id, _), .key(let p)) where Self.isKey(p, of: KeyLayout.digits):
+                replaceTop(.pin(hostID: id, focus: p))
+            case (.addHost, .key(let p)) where Self.isKey(p, of: KeyLayout.address):
+                replaceTop(.addHost(focus: p))
+            case (.settings, .setting(let item)):
+                replaceTop(.settings(focus: item))
+            case (.confirm(let question, _), .confirm(let yes)):
+                replaceTop(.confirm(question, yes: yes))
+            default:
+                break
+            }
+        default:
+            break
+        }
+    }
+
+    private static func isKey(_ p: GridPosition, of layout: [[KeyCap]]) -> Bool {
+        p.row >= 0 && p.row < layout.count && p.column >= 0 && p.column < layout[p.row].count
     }
 
     // MARK: - The page stack

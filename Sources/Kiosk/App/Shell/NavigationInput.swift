@@ -12,6 +12,25 @@ public enum NavigationInput: Sendable, Equatable {
     case erase
     /// The escape chord / Start: opens the in-stream menu while streaming.
     case menu
+    /// A pointer moved onto this entry of the screen showing: focus it (a click is this, then
+    /// `activate`). The runner finds the entry with `ShellRenderer.elementIndex(at:in:)` and
+    /// `ShellView.targets`.
+    case point(PointerTarget)
+}
+
+/// An entry a pointer can land on, named as the page knows it.
+public enum PointerTarget: Sendable, Equatable {
+    /// The only entry of the connecting and pairing screens.
+    case cancel
+    case error(ErrorChoice)
+    case menu(MenuChoice)
+    case hostCard(id: String)
+    case homeAction(HomeAction)
+    case hostAction(HostAction)
+    /// A key of the PIN pad or the on-screen keyboard.
+    case key(GridPosition)
+    case setting(SettingsItem)
+    case confirm(yes: Bool)
 }
 
 public enum Direction: Sendable, Equatable, CaseIterable {

@@ -9,7 +9,12 @@ public enum ShellSceneBuilder {
     static let visibleCards = 4
 
     public static func scene(for state: KioskState, glyphs: GlyphSet) -> ShellScene? {
-        var e: [SceneElement] = []
+        view(for: state, glyphs: glyphs)?.scene
+    }
+
+    /// The scene and, element by element, what a pointer on it stands for.
+    public static func view(for state: KioskState, glyphs: GlyphSet) -> ShellView? {
+        var e = SceneList()
         var hints: [Hint] = [Hint(.confirm, "Select"), Hint(.back, "Back")]
         switch state.phase {
         case .starting:
@@ -32,7 +37,7 @@ public enum ShellSceneBuilder {
                 e.append(SceneElement(i == current ? .statement : .text, frame: row(i, height: 70),
                                       title: (i < current ? "✓ " : i == current ? "› " : "  ") + s))
             }
-            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true))
+            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true), target: .cancel)
             hints = [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
         case .pairing(let p):
             e.append(heading("Pairing with \(p.host.name)"))
@@ -44,7 +49,7 @@ public enum ShellSceneBuilder {
                 line = "Approve this device on the host's screen. Still waiting (\(count))…"
             }
             e.append(SceneElement(.statement, frame: paragraph(0), title: line))
-            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true))
+            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true), target: .cancel)
             hints = [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
         case .error(let sentence, let retry):
             e.append(heading("That did not work"))
@@ -54,10 +59,10 @@ public enum ShellSceneBuilder {
             e.append(SceneElement(.text, frame: paragraph(3), title: next))
             let frames = buttons(retry == nil ? 1 : 2)
             if retry != nil {
-                e.append(SceneElement(.button, frame: frames[0], title: "Try again", focused: state.shell.errorFocus == .retry))
+                e.append(SceneElement(.button, frame: frames[0], title: "Try again", focused: state.shell.errorFocus == .retry), target: .error(.retry))
             }
             e.append(SceneElement(.button, frame: frames[frames.count - 1], title: "Back to hosts",
-                                  focused: retry == nil || state.shell.errorFocus == .backToHosts))
+                                  focused: retry == nil || state.shell.errorFocus == .backToHosts), target: .error(.backToHosts))
         case .streaming, .leaving:
             return nil
         case .inStreamMenu(let s, let selection):
@@ -66,16 +71,16 @@ public enum ShellSceneBuilder {
                                                   (.disconnect, "Disconnect"), (.quit, "Quit")]
             let frames = ShellLayout.list(count: labels.count, top: ShellLayout.contentTop, width: 800)
             for ((choice, label), f) in zip(labels, frames) {
-                e.append(SceneElement(.button, frame: f, title: label, focused: choice == selection))
+                e.append(SceneElement(.button, frame: f, title: label, focused: choice == selection), target: .menu(choice))
             }
             hints = [Hint(.confirm, "Select"), Hint(.back, "Resume")]
         }
         e.append(SceneElement(.hints(hints, glyphs), frame: ShellLayout.hintFrame))
-        return ShellScene(elements: e)
+        return ShellView(scene: ShellScene(elements: e.elements), targets: e.targets)
     }
 
     /// The host list's pages. - Returns: the hints for the page.
-    private static func page(_ page: ShellPage, state: KioskState, hostFocus: String?, into e: inout [SceneElement]) -> [Hint] {
+    private static func page(_ page: ShellPage, state: KioskState, hostFocus: String?, into e: inout SceneList) -> [Hint] {
         switch page {
         case .home(let focus):
             e.append(heading("Hosts"))
@@ -88,13 +93,13 @@ public enum ShellSceneBuilder {
                 let shown = Array(state.hosts[first..<min(state.hosts.count, first + visibleCards)])
                 for (h, f) in zip(shown, ShellLayout.cardRow(count: shown.count, top: ShellLayout.contentTop + 40)) {
                     e.append(SceneElement(.card(status(of: h, state)), frame: f, title: h.name,
-                                          focused: onCards && h.id == (hostFocus ?? state.hosts.first?.id)))
+                                          focused: onCards && h.id == (hostFocus ?? state.hosts.first?.id)), target: .hostCard(id: h.id))
                 }
             }
             let labels: [(HomeAction, String)] = [(.addHost, "Add host"), (.settings, "Settings"), (.powerOff, "Power off"), (.restart, "Restart")]
             let actionFocus: HomeAction? = if case .action(let a) = focus { a } else if state.hosts.isEmpty { .addHost } else { nil }
             for ((a, label), f) in zip(labels, ShellLayout.cardRow(count: 4, top: 660, width: 380, height: 96)) {
-                e.append(SceneElement(.button, frame: f, title: label, focused: a == actionFocus))
+                e.append(SceneElement(.button, frame: f, title: label, focused: a == actionFocus), target: .homeAction(a))
             }
             if let problem = state.profileProblem ?? state.notice {
                 e.append(SceneElement(.text, frame: SceneRect(x: ShellLayout.margin, y: 800, width: 1728, height: 120), title: problem))
@@ -108,7 +113,7 @@ public enum ShellSceneBuilder {
             let labels: [(HostAction, String)] = [(.connect, "Connect"), (.pairWithPIN, "Pair with PIN"), (.requestAccess, "Request access"),
                                                   (.wake, "Wake"), (.speedTest, "Speed test"), (.forget, "Forget")]
             for ((a, label), f) in zip(labels, ShellLayout.list(count: labels.count, top: ShellLayout.contentTop)) {
-                e.append(SceneElement(.button, frame: f, title: label, focused: a == focus))
+                e.append(SceneElement(.button, frame: f, title: label, focused: a == focus), target: .hostAction(a))
             }
             return [Hint(.confirm, "Select"), Hint(.back, "Back")]
         case .pin(let id, let focus):
@@ -134,7 +139,7 @@ public enum ShellSceneBuilder {
             for ((item, label), f) in zip(labels, ShellLayout.list(count: labels.count, top: ShellLayout.contentTop - 20, width: 1400, rowHeight: 76)) {
                 let detail: String? = if let (options, i) = state.shell.settings.choice(item) { "‹ \(options[i]) ›" }
                     else if item == .statsOverlay { state.statsOverlay ? "On" : "Off" } else { nil }
-                e.append(SceneElement(.button, frame: f, title: label, detail: detail, focused: item == focus))
+                e.append(SceneElement(.button, frame: f, title: label, detail: detail, focused: item == focus), target: .setting(item))
             }
             return [Hint(.confirm, "Change"), Hint(.back, "Back")]
         case .info(let topic):
@@ -162,8 +167,8 @@ public enum ShellSceneBuilder {
             }
             e.append(heading(title))
             let frames = buttons(2)
-            e.append(SceneElement(.button, frame: frames[0], title: "Yes", focused: yes))
-            e.append(SceneElement(.button, frame: frames[1], title: "No", focused: !yes))
+            e.append(SceneElement(.button, frame: frames[0], title: "Yes", focused: yes), target: .confirm(yes: true))
+            e.append(SceneElement(.button, frame: frames[1], title: "No", focused: !yes), target: .confirm(yes: false))
             return [Hint(.confirm, "Select"), Hint(.back, "No")]
         }
     }
@@ -185,11 +190,12 @@ public enum ShellSceneBuilder {
     }
 
     private static func keys(_ layout: [[KeyCap]], focus: GridPosition, centreX: Double, top: Double = ShellLayout.contentTop + 40,
-                             into e: inout [SceneElement]) {
+                             into e: inout SceneList) {
         let frames = ShellLayout.keys(rowLengths: KeyLayout.rowLengths(layout), top: top, centreX: centreX)
         for (r, row) in layout.enumerated() {
             for (c, key) in row.enumerated() {
-                e.append(SceneElement(.key, frame: frames[r][c], title: key.label, focused: focus == GridPosition(row: r, column: c)))
+                e.append(SceneElement(.key, frame: frames[r][c], title: key.label, focused: focus == GridPosition(row: r, column: c)),
+                         target: .key(GridPosition(row: r, column: c)))
             }
         }
     }
@@ -211,5 +217,23 @@ public enum ShellSceneBuilder {
     /// `count` buttons side by side near the bottom.
     private static func buttons(_ count: Int) -> [SceneRect] {
         ShellLayout.cardRow(count: count, top: 700, width: 420, height: 100)
+    }
+}
+
+/// A screen as drawn plus what each element stands for under a pointer (nil: nothing to point at).
+public struct ShellView: Sendable, Equatable {
+    public var scene: ShellScene
+    /// One per element of `scene`, in order.
+    public var targets: [PointerTarget?]
+}
+
+/// Elements being laid out, with their pointer targets alongside.
+struct SceneList {
+    var elements: [SceneElement] = []
+    var targets: [PointerTarget?] = []
+
+    mutating func append(_ element: SceneElement, target: PointerTarget? = nil) {
+        elements.append(element)
+        targets.append(target)
     }
 }
