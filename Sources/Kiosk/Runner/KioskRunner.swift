@@ -165,7 +165,7 @@ public final class KioskRunner {
                 glass?.presenter.setOverlay(nil)
             }
         case .shell(let request):
-            // The shell's requests are not performed yet (issue 15): said, and nothing changes.
+            // Not performed yet: said on stderr, and nothing changes.
             say("not supported yet: \(request)")
         case .exit(let code):
             exitCode = code
