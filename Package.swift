@@ -36,6 +36,8 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libudev-dev"])]),
     .systemLibrary(name: "CALSA", pkgConfig: "alsa",
                    providers: [.apt(["libasound2-dev"])]),
+    .systemLibrary(name: "CPango", pkgConfig: "pangocairo",
+                   providers: [.apt(["libpango1.0-dev"])]),
 ]
 
 let package = Package(
@@ -101,11 +103,14 @@ let package = Package(
         .target(name: "Input", dependencies: ["PunktfunkWire", "SystemClock", "CEvdev", "CUdev", "CPunktfunkLinux"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
+        // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
+        // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
+        .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
         // The app layer: session → decode → present pipeline.
         .target(
             name: "Kiosk",
             dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
-                           "Audio", "Input", "SystemClock", "CPunktfunkLinux"]
+                           "Audio", "Input", "Shell", "SystemClock", "CPunktfunkLinux"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
         // pairing, Retry listener, looped AUs through the real packetizer/FEC/AEAD), synthetic and
@@ -151,7 +156,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "punktfunk-bench",
-            dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation",
+            dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation", "Shell",
                            "AudioSimulation", "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux", "Input"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
@@ -179,7 +184,8 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
+        .testTarget(name: "ShellTests", dependencies: ["Shell"]),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input"]),
         .testTarget(
             name: "PunktfunkSessionTests",

@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [input] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [input] [shell] [--quick] [--waits N]
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -59,4 +59,7 @@ if all || args.contains("audio") {
 }
 if all || args.contains("input") {
     for line in runInputBench(quick: quick) { print(line) }
+}
+if all || args.contains("shell") {
+    for line in runShellBench(quick: quick) { print(line) }
 }

@@ -17,6 +17,8 @@ public enum KioskEffect: Sendable, Equatable {
     case trustHost(key: String, fingerprint: String)
     /// Show or hide the stats overlay on the stream.
     case setStatsOverlay(Bool)
+    /// Something the shell asked for beyond streams and pairing (wake, forget, settings, power).
+    case shell(ShellRequest)
     /// Restore what is left and end the process with this status.
     case exit(code: Int32)
 }

@@ -8,6 +8,9 @@ public enum KioskEvent: Sendable, Equatable {
     case started(StartReport)
     /// A person did something (pad, keyboard, mouse, or the command line's job).
     case user(UserAction)
+    /// A person moved or acted in the shell (pad, keyboard, mouse); the screen showing decides
+    /// what it means.
+    case navigate(NavigationInput)
     /// The runner resolved a host's address for `job`: `key` is the `ip:port` the trust store uses.
     case resolved(job: Int, key: String)
     /// The address could not be resolved.

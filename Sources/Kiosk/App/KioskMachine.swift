@@ -16,12 +16,12 @@ import PunktfunkSession
 /// issues `.exit` once it ended or `policy.leaveGraceNs` passed; every other phase has a way back
 /// (cancel, back, or the stream's end), so no screen is a dead end.
 public struct KioskMachine: Sendable {
-    public private(set) var state = KioskState()
+    public internal(set) var state = KioskState()
     public let policy: KioskPolicy
     /// The command line's job, issued once the runner reported `.started`.
     private var initialAction: UserAction?
-    /// Hosts named at start (kept when discovery replaces its part of the list).
-    private var fixedHosts: [HostEntry]
+    /// Hosts named at start and added in the shell (kept when discovery replaces its part of the list).
+    var fixedHosts: [HostEntry]
     private var lastJob = 0
     /// When the error screen retries its host by itself (`policy.retryFailedHostAfterNs`), ns.
     private var retryAtNs: UInt64?
@@ -49,8 +49,16 @@ public struct KioskMachine: Sendable {
 
     /// Applies one event. - Returns: the effects to perform, in order.
     public mutating func handle(_ event: KioskEvent, now: UInt64) -> [KioskEffect] {
+        let old = state
+        let effects = apply(event, now: now)
+        reconcileShell(after: old)
+        return effects
+    }
+
+    private mutating func apply(_ event: KioskEvent, now: UInt64) -> [KioskEffect] {
         state.notice = nil
         switch event {
+        case .navigate(let input): return navigate(input, now: now)
         case .started(let report): return started(report, now: now)
         case .user(let action): return user(action, now: now)
         case .resolved(let job, let key): return resolved(job: job, key: key, now: now)
@@ -117,7 +125,7 @@ public struct KioskMachine: Sendable {
         return user(action, now: now)
     }
 
-    private mutating func user(_ action: UserAction, now: UInt64) -> [KioskEffect] {
+    mutating func user(_ action: UserAction, now: UInt64) -> [KioskEffect] {
         switch action {
         case .connect(let id):
             guard canStartJob, let host = state.host(id) else { return [] }

@@ -17,6 +17,8 @@ public struct KioskState: Sendable, Equatable {
     public var statsOverlay = false
     /// A passing message that does not change the phase (a toast on the shell, a line on stderr).
     public var notice: String?
+    /// The shell's pages, focus, typed drafts and settings.
+    public var shell = ShellState()
 
     public init() {}
 

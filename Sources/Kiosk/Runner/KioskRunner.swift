@@ -170,6 +170,9 @@ public final class KioskRunner {
                 overlay = nil
                 glass?.presenter.setOverlay(nil)
             }
+        case .shell(let request):
+            // Not performed yet: said on stderr, and nothing changes.
+            say("not supported yet: \(request)")
         case .exit(let code):
             exitCode = code
         }

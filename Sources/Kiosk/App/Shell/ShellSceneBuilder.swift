@@ -1,0 +1,239 @@
+import PunktfunkSession
+import Shell
+
+/// What the shell shows for a state: `KioskState` → `ShellScene`, pure. The screen follows the
+/// phase (host list pages, connecting, pairing, error, the in-stream menu); nil while a stream
+/// has the display to itself or the box is leaving.
+public enum ShellSceneBuilder {
+    /// At most this many host cards show at once; the row scrolls to keep the focused one in view.
+    static let visibleCards = 4
+
+    public static func scene(for state: KioskState, glyphs: GlyphSet) -> ShellScene? {
+        view(for: state, glyphs: glyphs)?.scene
+    }
+
+    /// The scene and, element by element, what a pointer on it stands for.
+    public static func view(for state: KioskState, glyphs: GlyphSet) -> ShellView? {
+        var e = SceneList()
+        var hints: [Hint] = [Hint(.confirm, "Select"), Hint(.back, "Back")]
+        switch state.phase {
+        case .starting:
+            e.append(heading("punktfunk"))
+            e.append(SceneElement(.text, frame: paragraph(0), title: "Starting…"))
+            hints = []
+        case .choosingHost(let focus):
+            hints = page(state.shell.top, state: state, hostFocus: focus, into: &e)
+        case .connecting(let c):
+            e.append(heading("Connecting to \(name(of: c.target))"))
+            let steps = ["Finding the host", "Dialling", "Waiting for approval on the host", "Starting the picture"]
+            let current: Int
+            switch c.step {
+            case .resolving: current = 0
+            case .dialing: current = 1
+            case .waitingForApproval: current = 2
+            case .awaitingPicture, .resuming: current = 3
+            }
+            for (i, s) in steps.enumerated() {
+                e.append(SceneElement(i == current ? .statement : .text, frame: row(i, height: 70),
+                                      title: (i < current ? "✓ " : i == current ? "› " : "  ") + s))
+            }
+            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true), target: .cancel)
+            hints = [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
+        case .pairing(let p):
+            e.append(heading("Pairing with \(p.host.name)"))
+            let line: String
+            switch p.step {
+            case .resolving: line = "Finding the host…"
+            case .exchanging: line = p.pin == nil ? "Asking the host for access…" : "Checking the PIN with the host…"
+            case .waitingForApproval(_, let count):
+                line = "Approve this device on the host's screen. Still waiting (\(count))…"
+            }
+            e.append(SceneElement(.statement, frame: paragraph(0), title: line))
+            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true), target: .cancel)
+            hints = [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
+        case .error(let sentence, let retry):
+            e.append(heading("That did not work"))
+            e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: sentence))
+            let next = retry == nil ? "Go back to the hosts and choose what to do next."
+                : "Try again, or go back to the hosts."
+            e.append(SceneElement(.text, frame: paragraph(3), title: next))
+            let frames = buttons(retry == nil ? 1 : 2)
+            if retry != nil {
+                e.append(SceneElement(.button, frame: frames[0], title: "Try again", focused: state.shell.errorFocus == .retry), target: .error(.retry))
+            }
+            e.append(SceneElement(.button, frame: frames[frames.count - 1], title: "Back to hosts",
+                                  focused: retry == nil || state.shell.errorFocus == .backToHosts), target: .error(.backToHosts))
+        case .streaming, .leaving:
+            return nil
+        case .inStreamMenu(let s, let selection):
+            e.append(heading(name(of: s.target)))
+            let labels: [(MenuChoice, String)] = [(.resume, "Resume"), (.toggleStats, state.statsOverlay ? "Hide stats" : "Show stats"),
+                                                  (.disconnect, "Disconnect"), (.quit, "Quit")]
+            let frames = ShellLayout.list(count: labels.count, top: ShellLayout.contentTop, width: 800)
+            for ((choice, label), f) in zip(labels, frames) {
+                e.append(SceneElement(.button, frame: f, title: label, focused: choice == selection), target: .menu(choice))
+            }
+            hints = [Hint(.confirm, "Select"), Hint(.back, "Resume")]
+        }
+        e.append(SceneElement(.hints(hints, glyphs), frame: ShellLayout.hintFrame))
+        return ShellView(scene: ShellScene(elements: e.elements), targets: e.targets)
+    }
+
+    /// The host list's pages. - Returns: the hints for the page.
+    private static func page(_ page: ShellPage, state: KioskState, hostFocus: String?, into e: inout SceneList) -> [Hint] {
+        switch page {
+        case .home(let focus):
+            e.append(heading("Hosts"))
+            let onCards = focus == .hosts && !state.hosts.isEmpty
+            if state.hosts.isEmpty {
+                e.append(SceneElement(.text, frame: paragraph(1), title: "No hosts found yet. Add one by its address."))
+            } else {
+                let index = state.hosts.firstIndex { $0.id == hostFocus } ?? 0
+                let first = min(max(0, index - visibleCards + 1), max(0, state.hosts.count - visibleCards))
+                let shown = Array(state.hosts[first..<min(state.hosts.count, first + visibleCards)])
+                for (h, f) in zip(shown, ShellLayout.cardRow(count: shown.count, top: ShellLayout.contentTop + 40)) {
+                    e.append(SceneElement(.card(status(of: h, state)), frame: f, title: h.name,
+                                          focused: onCards && h.id == (hostFocus ?? state.hosts.first?.id)), target: .hostCard(id: h.id))
+                }
+            }
+            let labels: [(HomeAction, String)] = [(.addHost, "Add host"), (.settings, "Settings"), (.powerOff, "Power off"), (.restart, "Restart")]
+            let actionFocus: HomeAction? = if case .action(let a) = focus { a } else if state.hosts.isEmpty { .addHost } else { nil }
+            for ((a, label), f) in zip(labels, ShellLayout.cardRow(count: 4, top: 660, width: 380, height: 96)) {
+                e.append(SceneElement(.button, frame: f, title: label, focused: a == actionFocus), target: .homeAction(a))
+            }
+            if let problem = state.profileProblem ?? state.notice {
+                e.append(SceneElement(.text, frame: SceneRect(x: ShellLayout.margin, y: 800, width: 1728, height: 120), title: problem))
+            }
+            return [Hint(.confirm, "Select")]
+        case .host(let id, let focus):
+            guard let h = state.host(id) else { return [] }
+            e.append(heading(h.name))
+            e.append(SceneElement(.text, frame: SceneRect(x: 1300, y: ShellLayout.contentTop, width: 524, height: 200),
+                                  title: "\(h.address)\n\(status(of: h, state).label)"))
+            let labels: [(HostAction, String)] = [(.connect, "Connect"), (.pairWithPIN, "Pair with PIN"), (.requestAccess, "Request access"),
+                                                  (.wake, "Wake"), (.speedTest, "Speed test"), (.forget, "Forget")]
+            for ((a, label), f) in zip(labels, ShellLayout.list(count: labels.count, top: ShellLayout.contentTop)) {
+                e.append(SceneElement(.button, frame: f, title: label, focused: a == focus), target: .hostAction(a))
+            }
+            return [Hint(.confirm, "Select"), Hint(.back, "Back")]
+        case .pin(let id, let focus):
+            let name = state.host(id)?.name ?? id
+            e.append(heading("Pair with \(name)"))
+            e.append(SceneElement(.text, frame: SceneRect(x: ShellLayout.margin, y: ShellLayout.contentTop, width: 900, height: 300),
+                                  title: "Type the four-digit PIN that \(name) shows in its console's pairing prompt. A wrong PIN uses up one guess."))
+            let digits = state.shell.pinDraft(id)
+            let shown = (digits.map(String.init) + Array(repeating: "_", count: max(0, KioskMachine.pinLength - digits.count))).joined(separator: " ")
+            e.append(SceneElement(.field, frame: SceneRect(x: ShellLayout.margin, y: 560, width: 600, height: 110), title: shown))
+            keys(KeyLayout.digits, focus: focus, centreX: 1440, into: &e)
+            return [Hint(.confirm, "Press"), Hint(.erase, "Delete"), Hint(.back, "Back")]
+        case .addHost(let focus):
+            e.append(heading("Add a host"))
+            e.append(SceneElement(.field, frame: SceneRect(x: ShellLayout.margin, y: ShellLayout.contentTop, width: 1728, height: 110),
+                                  title: state.shell.addressDraft, detail: "Name or address, e.g. 192.168.1.20 or host.lan:9777"))
+            keys(KeyLayout.address, focus: focus, centreX: ShellScene.designWidth / 2, top: 380, into: &e)
+            return [Hint(.confirm, "Press"), Hint(.erase, "Delete"), Hint(.back, "Back")]
+        case .settings(let focus):
+            e.append(heading("Settings"))
+            let labels: [(SettingsItem, String)] = [(.mode, "Mode"), (.bitrate, "Bitrate"), (.decoder, "Decoder"), (.audioDevice, "Audio device"),
+                                                    (.statsOverlay, "Stats overlay"), (.controllers, "Controllers"), (.about, "About")]
+            for ((item, label), f) in zip(labels, ShellLayout.list(count: labels.count, top: ShellLayout.contentTop - 20, width: 1400, rowHeight: 76)) {
+                let detail: String? = if let (options, i) = state.shell.settings.choice(item) { "‹ \(options[i]) ›" }
+                    else if item == .statsOverlay { state.statsOverlay ? "On" : "Off" } else { nil }
+                e.append(SceneElement(.button, frame: f, title: label, detail: detail, focused: item == focus), target: .setting(item))
+            }
+            return [Hint(.confirm, "Change"), Hint(.back, "Back")]
+        case .info(let topic):
+            switch topic {
+            case .controllers:
+                e.append(heading("Controllers"))
+                e.append(SceneElement(.text, frame: paragraph(0, lines: 3),
+                                      title: "Connected controllers, their slots and batteries are listed here once input reports them."))
+            case .about:
+                e.append(heading("About"))
+                let display = switch state.display {
+                case .glass(let name)?: "Display: \(name)"
+                case .headlessByRequest?: "Display: none (headless)"
+                case .unavailable(let s)?, .unusable(let s)?: "Display: \(s)"
+                case nil: "Display: not opened yet"
+                }
+                e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: "punktfunk-kiosk\n\(display)"))
+            }
+            return [Hint(.back, "Back")]
+        case .confirm(let question, let yes):
+            let title = switch question {
+            case .forget(let id): "Forget \(state.host(id)?.name ?? id)?"
+            case .powerOff: "Power off this box?"
+            case .restart: "Restart this box?"
+            }
+            e.append(heading(title))
+            let frames = buttons(2)
+            e.append(SceneElement(.button, frame: frames[0], title: "Yes", focused: yes), target: .confirm(yes: true))
+            e.append(SceneElement(.button, frame: frames[1], title: "No", focused: !yes), target: .confirm(yes: false))
+            return [Hint(.confirm, "Select"), Hint(.back, "No")]
+        }
+    }
+
+    /// A card's status from what is known: pinned in the trust store (or given a fingerprint) is
+    /// paired, otherwise it needs pairing. (Online/asleep come with discovery's reachability.)
+    static func status(of host: HostEntry, _ state: KioskState) -> HostStatus {
+        if host.givenFingerprint != nil { return .paired }
+        guard let (name, port) = try? HostResolver.split(host.address) else { return .needsPairing }
+        let key = name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
+        return state.knownHosts.fingerprint(for: key) == nil ? .needsPairing : .paired
+    }
+
+    private static func name(of target: StreamTarget) -> String {
+        switch target {
+        case .host(let h): h.name
+        case .file(let f): f.path
+        }
+    }
+
+    private static func keys(_ layout: [[KeyCap]], focus: GridPosition, centreX: Double, top: Double = ShellLayout.contentTop + 40,
+                             into e: inout SceneList) {
+        let frames = ShellLayout.keys(rowLengths: KeyLayout.rowLengths(layout), top: top, centreX: centreX)
+        for (r, row) in layout.enumerated() {
+            for (c, key) in row.enumerated() {
+                e.append(SceneElement(.key, frame: frames[r][c], title: key.label, focused: focus == GridPosition(row: r, column: c)),
+                         target: .key(GridPosition(row: r, column: c)))
+            }
+        }
+    }
+
+    private static func heading(_ title: String) -> SceneElement {
+        SceneElement(.heading, frame: ShellLayout.headingFrame, title: title)
+    }
+
+    /// A paragraph `lines` body lines tall starting at line `line` under the heading.
+    private static func paragraph(_ line: Int, lines: Int = 1) -> SceneRect {
+        let lh = ShellScene.bodySize * 1.4
+        return SceneRect(x: ShellLayout.margin, y: ShellLayout.contentTop + Double(line) * lh, width: 1728, height: Double(lines) * lh)
+    }
+
+    private static func row(_ i: Int, height: Double) -> SceneRect {
+        SceneRect(x: ShellLayout.margin, y: ShellLayout.contentTop + Double(i) * height, width: 1200, height: height)
+    }
+
+    /// `count` buttons side by side near the bottom.
+    private static func buttons(_ count: Int) -> [SceneRect] {
+        ShellLayout.cardRow(count: count, top: 700, width: 420, height: 100)
+    }
+}
+
+/// A screen as drawn plus what each element stands for under a pointer (nil: nothing to point at).
+public struct ShellView: Sendable, Equatable {
+    public var scene: ShellScene
+    /// One per element of `scene`, in order.
+    public var targets: [PointerTarget?]
+}
+
+/// Elements being laid out, with their pointer targets alongside.
+struct SceneList {
+    var elements: [SceneElement] = []
+    var targets: [PointerTarget?] = []
+
+    mutating func append(_ element: SceneElement, target: PointerTarget? = nil) {
+        elements.append(element)
+        targets.append(target)
+    }
+}
