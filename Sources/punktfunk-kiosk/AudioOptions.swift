@@ -18,9 +18,10 @@ struct AudioOptions: ParsableArguments {
         if !(0...99).contains(audioPriority) { throw ValidationError("--audio-priority must be 0...99") }
     }
 
-    /// Fills the configuration's audio fields.
-    func apply(to configuration: inout RunnerConfiguration) {
-        configuration.audio = audio == "none" ? .none : audioDevice.map { .device($0) } ?? .automatic
+    /// Fills the configuration's audio fields; the config's `audio-device` stands in for
+    /// `--audio-device` when that is not given.
+    func apply(to configuration: inout RunnerConfiguration, config: KioskConfig) {
+        configuration.audio = audio == "none" ? .none : (audioDevice ?? config.audioDevice).map { .device($0) } ?? .automatic
         configuration.audioRealtimePriority = audioPriority
         configuration.micDevice = mic
     }

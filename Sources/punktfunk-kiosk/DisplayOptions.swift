@@ -24,4 +24,11 @@ struct DisplayOptions: ParsableArguments {
         .init(devicePath: drmDevice, mode: mode.flatMap(ModeRequest.init(parsing:)),
               realtimePriority: realtimePriority, flipLogPath: flipLog)
     }
+
+    /// The settings with the config's `display-mode` where `--mode` is not given.
+    func settings(config: KioskConfig) -> RunnerConfiguration.KMSSettings {
+        var s = settings
+        if s.mode == nil { s.mode = config.displayMode.flatMap(ModeRequest.init(parsing:)) }
+        return s
+    }
 }

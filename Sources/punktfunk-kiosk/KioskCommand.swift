@@ -23,13 +23,16 @@ struct KioskCommand: ParsableCommand {
     @Option(help: "Stream this saved or discovered host at start, retrying when it is lost (default: the config's autoconnect).") var autoconnect: String?
     @Option(help: "Seconds between tries when the autoconnect host is lost.") var retrySeconds = 5.0
     @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
+    @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).") var bitrate: UInt32?
     @OptionGroup var display: DisplayOptions
     @OptionGroup var sound: AudioOptions
+    @OptionGroup var inputOptions: InputOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
         if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
+        if bitrate == 0 { throw ValidationError("--bitrate must be a positive number of kbit/s") }
     }
 
     func run() throws {
@@ -39,7 +42,8 @@ struct KioskCommand: ParsableCommand {
                                                 decoder: DecoderChoice(decoder ?? config.decoder ?? "software")!.rungs, decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: display.stats)
-        sound.apply(to: &configuration)
+        try inputOptions.apply(to: &configuration, config: config)
+        sound.apply(to: &configuration, config: config)
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
         let demoHost: DemoHost
@@ -56,13 +60,14 @@ struct KioskCommand: ParsableCommand {
     /// Boot-to-stream: the config's host, retried every `retrySeconds` while it is lost; with
     /// `--seconds` one stream that ends the process (tests, the VM harness).
     func bootToStream(_ id: String, config: KioskConfig) throws {
-        var settings = display.settings
-        if settings.mode == nil { settings.mode = config.displayMode.flatMap { ModeRequest(parsing: $0) } }
         let stats = display.stats || (config.statsOverlay ?? false)
-        var configuration = RunnerConfiguration(display: .kms(settings), profile: .configDirectory,
+        var configuration = RunnerConfiguration(display: .kms(display.settings(config: config)), profile: .configDirectory,
                                                 decoder: DecoderChoice(decoder ?? config.decoder ?? "auto")!.rungs, decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: stats)
+        configuration.bitrateKbps = bitrate ?? config.bitrateKbps
+        try inputOptions.apply(to: &configuration, config: config)
+        sound.apply(to: &configuration, config: config)
         // Before any thread exists (discovery's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }

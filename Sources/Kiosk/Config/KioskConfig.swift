@@ -44,8 +44,6 @@ public struct KioskConfig: Sendable, Equatable {
     public var statsOverlay: Bool?
     /// Grab keyboard and mouse exclusively (EVIOCGRAB) while streaming.
     public var inputGrab: Bool?
-    /// Forward the mouse to the host.
-    public var inputMouse: Bool?
     public private(set) var problems: [Problem] = []
 
     public init() {}
@@ -62,9 +60,10 @@ public struct KioskConfig: Sendable, Equatable {
     public init(text: String) {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
-            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            let trimmed = content.trimmingWhitespace()
-            if trimmed.isEmpty { continue }
+            // A comment is a whole line whose first non-blank character is '#': a value (a host's
+            // name) may contain '#'.
+            let trimmed = String(raw).trimmingWhitespace()
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let eq = trimmed.firstIndex(of: "=") else {
                 problems.append(Problem(line: line, message: "no '=' in \"\(trimmed)\""))
                 continue
@@ -96,9 +95,6 @@ public struct KioskConfig: Sendable, Equatable {
         case "input-grab":
             guard let b = bool() else { return "input-grab must be true or false, not \"\(value)\"" }
             inputGrab = b
-        case "input-mouse":
-            guard let b = bool() else { return "input-mouse must be true or false, not \"\(value)\"" }
-            inputMouse = b
         default:
             guard key.hasPrefix("host."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 4) else {
                 return "unknown key \"\(key)\""
@@ -139,7 +135,6 @@ public struct KioskConfig: Sendable, Equatable {
         add("audio-device", audioDevice)
         add("stats-overlay", statsOverlay.map { $0 ? "true" : "false" })
         add("input-grab", inputGrab.map { $0 ? "true" : "false" })
-        add("input-mouse", inputMouse.map { $0 ? "true" : "false" })
         for host in hosts {
             lines.append("")
             lines.append("host.\(host.id).name = \(host.name ?? "")")

@@ -209,6 +209,7 @@ public final class KioskRunner {
         var options = ClientSession.Options(remote: remote, identity: identity, trust: trust, seconds: seconds)
         let events = self.events
         options.onPending = { count in events.post(.stream(job: job, .waitingForApproval(count: count))) }
+        if let kbps = configuration.bitrateKbps { options.hello.bitrateKbps = kbps }
         if let glass {
             // Ask the host for exactly the panel's mode (the virtual display is created at it).
             let mode = glass.presenter.mode

@@ -62,6 +62,8 @@ public struct RunnerConfiguration {
     public var deviceName: String
     /// Test-harness hooks; the product leaves them empty.
     public var harness: HarnessHooks
+    /// The video bitrate the host is asked for, kbit/s (nil: the host's choice).
+    public var bitrateKbps: UInt32?
     /// Read keyboards, mice and pads into live sessions (nil: no input, `--input none`).
     public var input: InputService.Options?
     /// Where a live session's sound goes: nowhere (the default here), the HDMI/DP output of the
