@@ -633,6 +633,25 @@ import Kiosk
         #expect(manual.machine.nextDeadline == nil && manual.machine.state.notice == nil)
     }
 
+    /// A stream the host ended is retried too (the box under the TV comes back streaming); a
+    /// person's disconnect goes back to the host list and stays there.
+    @Test func aStreamTheHostEndedIsRetriedButADisconnectIsNot() {
+        var policy = KioskPolicy(afterJob: .returnToHosts)
+        policy.retryFailedHostAfterNs = 5_000_000_000
+        var box = KioskMachineTests.Box(policy)
+        box.streaming()
+        box.send(.stream(job: 1, .ended(.finished)))
+        #expect(box.phase == .error(sentence: "The host ended the stream.", retry: "living-room"))
+        #expect(box.machine.nextDeadline == box.now + 5_000_000_000)
+
+        var person = KioskMachineTests.Box(policy)
+        person.streaming()
+        #expect(person.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        #expect(person.send(.stream(job: 1, .ended(.finished))) == [])
+        #expect(person.phase == .choosingHost(focus: "living-room"))
+        #expect(person.machine.nextDeadline == nil)
+    }
+
     /// Discovery moves a pinned host to its new address only when the advert claims the pinned
     /// fingerprint; an advert with the same id and another fingerprint is not followed.
     @Test func aPinnedHostFollowsOnlyAnAdvertWithItsFingerprint() {

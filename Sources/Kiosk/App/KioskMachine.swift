@@ -296,7 +296,13 @@ public struct KioskMachine: Sendable {
     private mutating func ended(_ end: StreamEnd, hostID: String?, now: UInt64) -> [KioskEffect] {
         jobEnded(focus: hostID)
         switch end {
-        case .finished: return backToHosts(focus: hostID, code: ExitStatus.finished, now: now)
+        case .finished:
+            // Boot-to-stream: the host ended the stream (a person's disconnect left the phase
+            // before this end arrived), so the box comes back streaming once the host does.
+            if policy.afterJob == .returnToHosts, policy.retryFailedHostAfterNs != nil, let hostID {
+                return fail("The host ended the stream.", retry: hostID, now: now)
+            }
+            return backToHosts(focus: hostID, code: ExitStatus.finished, now: now)
         case .failed(let sentence): return fail(sentence, retry: hostID, now: now)
         }
     }

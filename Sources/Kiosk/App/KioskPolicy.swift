@@ -16,9 +16,9 @@ public struct KioskPolicy: Sendable, Equatable {
     public var requiresDisplay: Bool
     /// How long leaving waits for the running stream to stop before ending anyway, ns.
     public var leaveGraceNs: UInt64
-    /// Boot-to-stream: with `.returnToHosts`, a failed connect or a lost stream that names a host
-    /// to retry is retried by itself after this long, ns (the error screen says when); nil waits
-    /// for a person.
+    /// Boot-to-stream: with `.returnToHosts`, a failed connect, a lost stream or a stream the host
+    /// ended that names a host to retry is retried by itself after this long, ns (the error screen
+    /// says when); nil waits for a person. A person's disconnect is never retried.
     public var retryFailedHostAfterNs: UInt64?
 
     public init(afterJob: AfterJob, allowFirstUse: Bool = false, requiresDisplay: Bool = false,
