@@ -264,43 +264,16 @@ def check_demo(out, fixtures, demo_fixture, frames):
     within the glass limits, clearly better than the runner-up, centred on a black border."""
     fw, fh, ref = reference_frames(os.path.join(fixtures, demo_fixture), range(100000))
     for drv in ("bochs-drm", "virtio_gpu"):
-        name = f"demo-{drv}"
-        rc = rc_of(out, name)
-        flips, _ = flip_log(os.path.join(out, name + ".flips"))
-        for n in frames:
-            label = f"demo {drv} picture {n}"
-            dump = centred_screendump(out, name, n, fw, fh, label, rc)
-            if dump is None:
-                continue
-            w, h, px, x0, y0, shown = dump
-            best, mean, p999, top, second, runner_up = best_frame(shown, ref)
-            border = outside_is_black(w, h, px, x0, y0, fw, fh)
-            ok = (rc == 0 and mean <= GLASS_MEAN_ABS and p999 <= GLASS_P999_ABS and top <= GLASS_MAX_ABS
-                  and runner_up > mean and border == 0)
-            report(ok, label,
-                   f"screen {w}x{h}, picture at ({x0},{y0}) is demo frame {best}: |err| mean {mean:.3f} p99.9 {p999} "
-                   f"max {top} (limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); next best frame {second} "
-                   f"{runner_up:.2f}; non-black border bytes {border}; {len(flips)} flips; kiosk exit {rc}")
+        judge_demo_pictures(out, f"demo-{drv}", f"demo {drv}", frames, fw, fh, ref)
 
 
-def check_autoconnect(out, fixtures, demo_fixture, frames):
-    """Boot-to-stream: the kiosk with `autoconnect` in its config found pf-testhost by mDNS and
-    streamed it; each screendump must match some frame of the demo stream (as in the demo check),
-    and the config must now hold the address discovery found."""
-    fw, fh, ref = reference_frames(os.path.join(fixtures, demo_fixture), range(100000))
-    name = "autoconnect-bochs-drm"
+def judge_demo_pictures(out, name, label_prefix, frames, fw, fh, ref):
+    """Each screendump NAME-frame-<n> must show some frame of the demo stream, centred on black,
+    and the kiosk must have exited 0."""
     rc = rc_of(out, name)
     flips, _ = flip_log(os.path.join(out, name + ".flips"))
-    stderr = read_text(os.path.join(out, name + ".stderr"))
-    found = "found VM Host (id vm-host) at 127.0.0.1:" in stderr
-    config_path = os.path.join(out, "autoconnect-config.txt")
-    config = read_text(config_path)
-    saved = "host.vm-host.addresses = 127.0.0.1" in config
-    report(found and saved, "autoconnect discovery",
-           f"kiosk {'found' if found else 'did not find'} the host by mDNS; config {'saved' if saved else 'did not save'} its address"
-           + ("" if found and saved else f" | {stderr_hint(out, name)}"))
     for n in frames:
-        label = f"autoconnect bochs-drm picture {n}"
+        label = f"{label_prefix} picture {n}"
         dump = centred_screendump(out, name, n, fw, fh, label, rc)
         if dump is None:
             continue
@@ -311,8 +284,25 @@ def check_autoconnect(out, fixtures, demo_fixture, frames):
               and runner_up > mean and border == 0)
         report(ok, label,
                f"screen {w}x{h}, picture at ({x0},{y0}) is demo frame {best}: |err| mean {mean:.3f} p99.9 {p999} "
-               f"max {top}; next best frame {second} {runner_up:.2f}; non-black border bytes {border}; "
-               f"{len(flips)} flips; kiosk exit {rc}")
+               f"max {top} (limits {GLASS_MEAN_ABS}/{GLASS_P999_ABS}/{GLASS_MAX_ABS}); next best frame {second} "
+               f"{runner_up:.2f}; non-black border bytes {border}; {len(flips)} flips; kiosk exit {rc}")
+
+
+def check_autoconnect(out, fixtures, demo_fixture, frames):
+    """Boot-to-stream: the kiosk with `autoconnect` in its config found pf-testhost by mDNS and
+    streamed it; each screendump must match some frame of the demo stream (as in the demo check),
+    and the config must now hold the address discovery found."""
+    fw, fh, ref = reference_frames(os.path.join(fixtures, demo_fixture), range(100000))
+    name = "autoconnect-bochs-drm"
+    stderr = read_text(os.path.join(out, name + ".stderr"))
+    found = "found VM Host (id vm-host) at 127.0.0.1:" in stderr
+    config_path = os.path.join(out, "autoconnect-config.txt")
+    config = read_text(config_path)
+    saved = "host.vm-host.addresses = 127.0.0.1" in config
+    report(found and saved, "autoconnect discovery",
+           f"kiosk {'found' if found else 'did not find'} the host by mDNS; config {'saved' if saved else 'did not save'} its address"
+           + ("" if found and saved else f" | {stderr_hint(out, name)}"))
+    judge_demo_pictures(out, name, "autoconnect bochs-drm", frames, fw, fh, ref)
 
 
 def differing_pixels(shot, want_1024x768):
