@@ -59,9 +59,7 @@ struct ConnectCommand: ParsableCommand {
                                                 decodeWhenHeadless: demo, sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
         configuration.harness = try harness.hooks(stats: stats)
-        configuration.bitrateKbps = bitrate ?? config.bitrateKbps
-        try inputOptions.apply(to: &configuration, config: config)
-        sound.apply(to: &configuration, config: config)
+        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }

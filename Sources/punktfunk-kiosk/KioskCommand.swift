@@ -42,8 +42,7 @@ struct KioskCommand: ParsableCommand {
                                                 decoder: DecoderChoice(decoder ?? config.decoder ?? "software")!.rungs, decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: display.stats)
-        try inputOptions.apply(to: &configuration, config: config)
-        sound.apply(to: &configuration, config: config)
+        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
         let demoHost: DemoHost
@@ -65,9 +64,7 @@ struct KioskCommand: ParsableCommand {
                                                 decoder: DecoderChoice(decoder ?? config.decoder ?? "auto")!.rungs, decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: stats)
-        configuration.bitrateKbps = bitrate ?? config.bitrateKbps
-        try inputOptions.apply(to: &configuration, config: config)
-        sound.apply(to: &configuration, config: config)
+        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
         // Before any thread exists (discovery's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
