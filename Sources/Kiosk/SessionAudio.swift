@@ -24,6 +24,9 @@ public final class SessionAudio: @unchecked Sendable {
     private var mic: MicUplink?
     /// Host − client clock offset in force (pump thread).
     private var offsetNs: Int64 = 0
+    /// Set once a picture reached glass: the skew is then taken against glass time, and the
+    /// decode-time estimate of `noteVideo` no longer applies.
+    private var onGlass = false
 
     public init(choice: AudioDeviceChoice, realtimePriority: Int32, micDevice: String? = nil, plays: Bool = true) {
         self.plays = plays
@@ -77,9 +80,16 @@ public final class SessionAudio: @unchecked Sendable {
     /// Pump thread: a video access unit with host pts `ptsNs` arrived now and will take about
     /// `decodeNs` to decode: its capture → decoded latency on the client clock, for A/V sync.
     public func noteVideo(ptsNs: Int64, decodeNs: UInt64) {
-        guard let output = lock.withLock({ output }) else { return }
+        guard let output = lock.withLock({ onGlass ? nil : output }) else { return }
         let latency = Int64(bitPattern: MonotonicClock.realtimeNs()) &- (ptsNs &- offsetNs) &+ Int64(decodeNs)
         output.setVideoLatency(latency)
+    }
+
+    /// Presenting thread: a picture reached glass `latencyNs` after its host capture time (both on
+    /// the local CLOCK_MONOTONIC). From then on the A/V skew is measured against glass time.
+    public func noteVideoOnGlass(latencyNs: UInt64) {
+        guard let output = lock.withLock({ () -> AudioOutput? in onGlass = true; return output }) else { return }
+        output.setVideoLatency(Int64(min(latencyNs, UInt64(Int64.max))))
     }
 
     /// The playing output's newest figures (nil without one).

@@ -483,18 +483,32 @@ public final class KioskRunner {
         // A live stream's threads post progress while it plays; nothing posts while a file plays
         // (no thread of its own — input will), so a file's step skips the look at the queue.
         loop.sourceWakeDescriptors = isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
-        if machine.state.statsOverlay { showOverlay(s, loop: loop) }
+        if machine.state.statsOverlay { showOverlay(s) }
 
         // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
         let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
         var peeked: DecodedPicture? = isFile ? nil : first
         let firstID = nextFrameID
+        // The sound's A/V skew is taken at glass: each picture's capture time by frame id, in a
+        // ring made once per stream (ids are consecutive; 64 ≫ the pictures in flight).
+        var live: LiveStats?
+        if case .session(_, let l) = s.source { live = l }
+        let audio = live?.audio
+        var captureTimes = [(id: UInt64, ns: UInt64)](repeating: (.max, 0), count: audio == nil ? 0 : 64)
+        loop.onShown = { [unowned self] id, flipNs, readyNs in
+            self.overlay?.shown(frame: id, flipNs: flipNs, readyNs: readyNs, nowNs: MonotonicClock.nowNs())
+            guard let audio else { return }
+            let t = captureTimes[Int(id % 64)]
+            if t.id == id, flipNs >= t.ns { audio.noteVideoOnGlass(latencyNs: flipNs - t.ns) }
+        }
         func sourced(_ picture: DecodedPicture) -> PresentLoop.SourceStep {
             let id = nextFrameID
             nextFrameID += 1
-            if let overlay, case .session(_, let live) = s.source {
+            if let live, overlay != nil || audio != nil {
                 let clock = live.clockOffsetNs.map { CaptureClock(offsetNs: $0, realtimeMinusMonotonicNs: realtimeMinusMonotonic) }
-                overlay.noteOrigin(frame: id, originNs: clock?.localMonotonicNs(hostPtsNs: picture.pts))
+                let origin = clock?.localMonotonicNs(hostPtsNs: picture.pts)
+                overlay?.noteOrigin(frame: id, originNs: origin)
+                if audio != nil, let origin { captureTimes[Int(id % 64)] = (id, origin) }
             }
             return .frame(SourcedFrame(frame: picture, index: id, indexInPass: Int(id - firstID), firstPass: true))
         }
@@ -505,7 +519,7 @@ public final class KioskRunner {
                 // Leaving: stop producing — except for a session's last pictures, which drain
                 // once its decoder closed the output (the stream ended by itself).
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
-                if self.machine.state.statsOverlay, self.overlay == nil { self.showOverlay(s, loop: loop) }
+                if self.machine.state.statsOverlay, self.overlay == nil { self.showOverlay(s) }
                 if isFile {
                     // The file source numbers its frames itself (passes and first-pass indices).
                     if s.stopRequested { return .end }
@@ -540,7 +554,7 @@ public final class KioskRunner {
 
     /// The stats overlay for `s` on the loop's flips (its counters: the decode stage and the
     /// session's loss, or the file decoder's own).
-    private func showOverlay(_ s: ActiveStream, loop: PresentLoop) {
+    private func showOverlay(_ s: ActiveStream) {
         guard let presenter = glass?.presenter else { return }
         let isSession = s.pipeline != nil
         let made = StatsOverlay(presenter: presenter, latencyLabel: isSession ? "capture→glass" : "ready→glass",
@@ -552,8 +566,6 @@ public final class KioskRunner {
         })
         overlay = made
         presenter.reportOverlay()
-        guard let made else { return }
-        loop.onShown = { made.shown(frame: $0, flipNs: $1, readyNs: $2, nowNs: MonotonicClock.nowNs()) }
     }
 
     private func overlayOff() {
