@@ -45,11 +45,10 @@ struct BootToStream {
             let pin = saved.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
             return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: pin)
         }
-        guard let last = saved.addresses.first else {
+        guard let address = saved.lastDialAddress else {
             note("\(id) was not found on the network and has no saved address")
             return nil
         }
-        let address = last.contains(":") ? "[\(last)]:\(saved.port ?? 9777)" : "\(last):\(saved.port ?? 9777)"
         note("\(saved.name ?? id) was not found on the network; trying its last address \(address)")
         return HostEntry(id: id, name: saved.name ?? id, address: address, givenFingerprint: saved.fingerprint)
     }

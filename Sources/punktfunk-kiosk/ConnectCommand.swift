@@ -71,7 +71,7 @@ struct ConnectCommand: ParsableCommand {
             FileHandle.standardError.write(Data("punktfunk-kiosk: demo host on \(demoHost!.address)\n".utf8))
             entry = HostEntry(id: "demo", name: "demo host", address: demoHost!.address.description, givenFingerprint: demoHost!.fingerprint)
         } else {
-            entry = HostLookup.entry(for: host!, givenFingerprint: fp)
+            entry = HostLookup.entry(for: host!, givenFingerprint: fp, config: config)
         }
         defer { demoHost?.stop() }
         let machine = KioskMachine(policy: policy, hosts: [entry], initialAction: .connect(hostID: entry.id),

@@ -96,10 +96,10 @@ enum HostLookup {
         return text.contains(":") || text.hasSuffix(".local") || text == "localhost"
     }
 
-    static func entry(for text: String, givenFingerprint: String?, seconds: Double = 3, mdnsPort: UInt16 = 5353) -> HostEntry {
+    static func entry(for text: String, givenFingerprint: String?, config: KioskConfig, seconds: Double = 3,
+                      mdnsPort: UInt16 = 5353) -> HostEntry {
         guard !looksLikeAddress(text) else { return HostEntry(address: text, givenFingerprint: givenFingerprint) }
-        let config = ProfileConfig.load()
-        let saved = config.hosts.first { $0.id == text || $0.name?.lowercased() == text.lowercased() }
+        let saved = config.host(named: text)
         var found: DiscoveredHost?
         if let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) }) {
             browser.run(for: seconds) { hosts in
@@ -119,8 +119,7 @@ enum HostLookup {
             note("\"\(text)\" is \(host.name) (id \(host.id)) at \(address)\(pin != nil ? ", pinned" : "")")
             return HostEntry(id: host.id, name: host.name, address: address, givenFingerprint: pin)
         }
-        if let saved, let last = saved.addresses.first {
-            let address = last.contains(":") ? "[\(last)]:\(saved.port ?? 9777)" : "\(last):\(saved.port ?? 9777)"
+        if let saved, let address = saved.lastDialAddress {
             note("\"\(text)\" did not answer discovery; trying its last address \(address)")
             return HostEntry(id: saved.id, name: saved.name ?? saved.id, address: address, givenFingerprint: givenFingerprint ?? saved.fingerprint)
         }

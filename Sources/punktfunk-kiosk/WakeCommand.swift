@@ -80,7 +80,7 @@ struct WakeTarget {
     static func resolve(_ text: String, mdnsPort: UInt16) -> WakeTarget {
         if let mac = AdvertText.bytes(ofMAC: Substring(text)) { return WakeTarget(macs: [mac]) }
         var target = WakeTarget(id: text, name: text)
-        if let saved = ProfileConfig.load().hosts.first(where: { $0.id == text || $0.name?.lowercased() == text.lowercased() }) {
+        if let saved = ProfileConfig.load().host(named: text) {
             target.id = saved.id
             target.macs = saved.macs.compactMap { AdvertText.bytes(ofMAC: Substring($0)) }
             target.address = saved.addresses.first { !$0.contains(":") }

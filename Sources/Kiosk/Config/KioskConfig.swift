@@ -1,5 +1,9 @@
-/// The kiosk's settings file, `$XDG_CONFIG_HOME/punktfunk-kiosk/config`: `key = value` lines,
-/// `#` starts a comment, blank lines are ignored. Saved hosts are `host.<id>.<field> = value`
+import PunktfunkSession
+import PunktfunkWire
+
+/// The kiosk's settings file, `$XDG_CONFIG_HOME/punktfunk-kiosk/config`: `key = value` lines; a
+/// line whose first non-blank character is `#` is a comment (a value may hold `#`), blank lines
+/// are ignored. Saved hosts are `host.<id>.<field> = value`
 /// (the id may hold dots; the field is the part after the last one). Command-line options
 /// override what is here.
 ///
@@ -22,6 +26,11 @@ public struct KioskConfig: Sendable, Equatable {
                     fingerprint: String? = nil, macs: [String] = []) {
             self.id = id; self.name = name; self.addresses = addresses; self.port = port
             self.fingerprint = fingerprint; self.macs = macs
+        }
+
+        /// The first saved address with the saved port (else the default), as a connect dials it.
+        public var lastDialAddress: String? {
+            addresses.first.map { DiscoveredHost.dialAddress(ip: $0, port: port ?? HostResolver.defaultPort) }
         }
     }
 
@@ -49,6 +58,11 @@ public struct KioskConfig: Sendable, Equatable {
     public init() {}
 
     public func host(_ id: String) -> SavedHost? { hosts.first { $0.id == id } }
+
+    /// The saved host a person named: by id, or by name ignoring case.
+    public func host(named text: String) -> SavedHost? {
+        hosts.first { $0.id == text || $0.name?.lowercased() == text.lowercased() }
+    }
 
     /// Adds `host` or replaces the saved host with its id.
     public mutating func save(_ host: SavedHost) {

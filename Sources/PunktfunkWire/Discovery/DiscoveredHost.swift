@@ -37,9 +37,11 @@ public struct DiscoveredHost: Equatable, Sendable, Codable {
     }
 
     /// `addresses[0]:port` (IPv6 bracketed), the address a connect dials; nil without addresses.
-    public var dialAddress: String? {
-        guard let first = addresses.first else { return nil }
-        return first.contains(":") ? "[\(first)]:\(port)" : "\(first):\(port)"
+    public var dialAddress: String? { addresses.first.map { Self.dialAddress(ip: $0, port: port) } }
+
+    /// `ip:port`, an IPv6 literal bracketed: what a connect dials.
+    public static func dialAddress(ip: String, port: UInt16) -> String {
+        ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
     }
 }
 
