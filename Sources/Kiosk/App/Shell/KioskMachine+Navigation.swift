@@ -154,22 +154,27 @@ extension KioskMachine {
     /// The PIN is four digits; OK sends it once all four are there.
     static let pinLength = 4
 
-    private mutating func navigatePin(_ id: String, _ position: GridPosition, _ input: NavigationInput, now: UInt64) -> [KioskEffect] {
-        let layout = KeyLayout.digits
-        var key: KeyCap?
+    /// An on-screen keyboard's page: a move goes to another key (`page` makes the page focused on
+    /// it), back leaves the page (its draft stays), and a pressed, typed or erased key is returned.
+    private mutating func keyboardKey(_ layout: [[KeyCap]], at position: GridPosition, _ input: NavigationInput,
+                                      page: (GridPosition) -> ShellPage) -> KeyCap? {
         switch input {
         case .move(let d):
-            replaceTop(.pin(hostID: id, focus: position.moved(d, rowLengths: KeyLayout.rowLengths(layout))))
-            return []
+            replaceTop(page(position.moved(d, rowLengths: KeyLayout.rowLengths(layout))))
+            return nil
         case .back:
-            pop()   // the digits stay in the draft
-            return []
+            pop()   // what was typed stays in the draft
+            return nil
         case .menu, .point:   // a pointer was handled before the page
-            return []
-        case .activate: key = layout[position.row][position.column]
-        case .character(let c): key = c == "\n" || c == "\r" ? .done : .character(c)
-        case .erase: key = .erase
+            return nil
+        case .activate: return layout[position.row][position.column]
+        case .character(let c): return c == "\n" || c == "\r" ? .done : .character(c)
+        case .erase: return .erase
         }
+    }
+
+    private mutating func navigatePin(_ id: String, _ position: GridPosition, _ input: NavigationInput, now: UInt64) -> [KioskEffect] {
+        let key = keyboardKey(KeyLayout.digits, at: position, input) { .pin(hostID: id, focus: $0) }
         var draft = state.shell.pinDraft(id)
         switch key {
         case .character(let c)?:
@@ -189,21 +194,7 @@ extension KioskMachine {
     }
 
     private mutating func navigateAddHost(_ position: GridPosition, _ input: NavigationInput, now: UInt64) -> [KioskEffect] {
-        let layout = KeyLayout.address
-        var key: KeyCap?
-        switch input {
-        case .move(let d):
-            replaceTop(.addHost(focus: position.moved(d, rowLengths: KeyLayout.rowLengths(layout))))
-            return []
-        case .back:
-            pop()   // the address stays in the draft
-            return []
-        case .menu, .point:   // a pointer was handled before the page
-            return []
-        case .activate: key = layout[position.row][position.column]
-        case .character(let c): key = c == "\n" || c == "\r" ? .done : .character(c)
-        case .erase: key = .erase
-        }
+        let key = keyboardKey(KeyLayout.address, at: position, input) { .addHost(focus: $0) }
         switch key {
         case .character(let c)?:
             guard c.isASCII, !c.isWhitespace, state.shell.addressDraft.count < 255 else { return [] }
