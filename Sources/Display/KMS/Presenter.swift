@@ -54,9 +54,9 @@ public final class Presenter {
         }
     }
 
-    /// Buffers and geometry for one frame layout.
+    /// Buffers and geometry for one frame layout, or for the canvas (`key` nil).
     private struct Pipeline {
-        var key: LayoutKey
+        var key: LayoutKey?
         var plan: PlanePlan
         var slots: [Slot]
         var background: DumbBuffer?
@@ -65,7 +65,8 @@ public final class Presenter {
         var destination: PixelRect
         /// XRGB path: where the picture goes inside the mode-sized buffer.
         var drawRect: PixelRect
-        var converter: YUVToRGBConverter
+        /// nil on the canvas (nothing is converted there).
+        var converter: YUVToRGBConverter?
         var colour: (encoding: UInt64?, range: UInt64?)
         /// Import route: framebuffers of the decoder's surfaces; `slots` holds one per picture
         /// between fill and release (at most `ringSize`). nil on the CPU route.
@@ -405,7 +406,8 @@ public final class Presenter {
                 slot.drawn = p.drawRect
             }
             var columns = scratchColumns
-            try p.converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
+            guard let converter = p.converter else { return false }
+            try converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
             scratchColumns = columns
             slot.overlay = overlay.composite(into: buffer, video: p.drawRect)
         } else {
@@ -591,6 +593,47 @@ public final class Presenter {
     public var outputSignal: OutputSignal { hdr.signal }
     /// The static HDR metadata in use (nil: none seen).
     public var hdrMetadata: HDRStaticMetadata? { hdr.metadata }
+
+    // MARK: canvas
+
+    /// Increases whenever a new set of canvas buffers is made (their earlier drawings are gone).
+    public private(set) var canvasGeneration = 0
+
+    /// Canvas buffers: current + queued + one being drawn.
+    static let canvasBuffers = 3
+
+    /// A free mode-sized XRGB8888 buffer for drawing a whole screen (the shell), tagged `id` for
+    /// `commit(frame:)` and `release(frame:)` like a video frame. The first call after video (or at
+    /// start) sets up the canvas: its buffers on a plane covering the CRTC (TEST_ONLY-confirmed),
+    /// cleared to black; the video pipeline retires until the next flip.
+    /// - Returns: nil when every canvas buffer is on screen, queued or not yet released.
+    public func canvas(id: UInt64) throws(KMSError) -> CanvasBuffer? {
+        if pipeline == nil || pipeline?.key != nil {
+            let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex, wanted: [(.xrgb8888, FormatModifier.linear)])
+            let full = PixelRect(x: 0, y: 0, width: mode.width, height: mode.height)
+            _ = try adoptFirstAccepted(plans, ifNone: .noPlane(format: "XR24 for the canvas")) { plan throws(KMSError) in
+                var slots: [Slot] = []
+                for _ in 0..<Self.canvasBuffers {
+                    let b = try DumbBuffer(device: device, width: mode.width, height: mode.height, format: .xrgb8888)
+                    b.clearToBlack()
+                    slots.append(Slot(b))
+                }
+                let candidate = Pipeline(key: nil, plan: plan, slots: slots, background: nil, source: FixedPointRect(full),
+                                         destination: full, drawRect: full, converter: nil, colour: (nil, nil))
+                return (candidate, slots[0])
+            }
+            canvasGeneration += 1
+        }
+        guard let p = pipeline, let index = p.slots.firstIndex(where: { $0.frame == nil }), let buffer = p.slots[index].buffer else { return nil }
+        let slot = p.slots[index]
+        slot.frame = id
+        slot.releaseRequested = false
+        return CanvasBuffer(id: id, pixels: buffer.map, pitch: buffer.pitch, width: mode.width, height: mode.height,
+                            generation: canvasGeneration, index: index)
+    }
+
+    /// Whether the canvas (not video) is what the next commit shows.
+    public var showsCanvas: Bool { pipeline != nil && pipeline?.key == nil }
 
     // MARK: stats overlay
 
