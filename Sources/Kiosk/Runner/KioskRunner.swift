@@ -186,7 +186,11 @@ public final class KioskRunner {
     }
 
     private func feedQueued() {
-        for event in events.drain() { feed(translate(event)) }
+        for (event, postedNs) in events.drain() {
+            // A person's input: the shell's next frame on glass answers it (input→glass latency).
+            if case .navigate = event { shell.noteInput(atNs: postedNs) }
+            feed(translate(event))
+        }
         if let deadline = deadlineNs, MonotonicClock.nowNs() >= deadline { feed(.timer) }
     }
 
@@ -687,6 +691,10 @@ public final class KioskRunner {
             s.releasePictures()
         }
         stream = nil
+        if let glass, let l = shell.inputToGlassSummary {
+            let refresh = Double(glass.presenter.mode.refreshIntervalNs) / 1e6
+            say(String(format: "shell: input→glass p50 %.1f ms, max %.1f ms over %d screens (one refresh: %.1f ms)", l.p50Ms, l.maxMs, l.count, refresh))
+        }
         glass?.close()
         glass = nil
     }

@@ -30,6 +30,13 @@ final class ShellScreen {
     private var overlayGeneration: UInt64 = 1 << 40
     private var overlayView: ShellView?
     private var overlayImage: OverlayImage?
+    /// The oldest input not yet answered on glass (CLOCK_MONOTONIC ns), and the one the commit in
+    /// flight answers.
+    private var pendingInputNs: UInt64?
+    private var inFlightInputNs: UInt64?
+    /// Input→glass latencies of this run, ns (from the input thread's post to the flip that
+    /// showed the screen it led to).
+    private(set) var inputToGlassNs: [UInt64] = []
 
     private struct BufferName: Hashable { var generation: Int, index: Int }
 
@@ -54,7 +61,10 @@ final class ShellScreen {
     @discardableResult
     func show(_ view: ShellView, name: String, on presenter: Presenter, id: () -> UInt64) -> Bool {
         guard presenter.isActive, !presenter.flipPending else { return false }
-        if view == shown, presenter.showsCanvas { return true }
+        if view == shown, presenter.showsCanvas {
+            pendingInputNs = nil   // the input changed nothing on the screen
+            return true
+        }
         let frame = id()
         let buffer: CanvasBuffer
         do {
@@ -80,7 +90,21 @@ final class ShellScreen {
         shownID = frame
         shown = view
         inFlight = name
+        inFlightInputNs = pendingInputNs
+        pendingInputNs = nil
         return true
+    }
+
+    /// A person's input arrived at `ns`: the next screen put on glass answers it.
+    func noteInput(atNs ns: UInt64) {
+        if pendingInputNs == nil { pendingInputNs = ns }
+    }
+
+    /// Input→glass latency: p50 and max in ms over this run, and the count (nil: none measured).
+    var inputToGlassSummary: (p50Ms: Double, maxMs: Double, count: Int)? {
+        guard !inputToGlassNs.isEmpty else { return nil }
+        let sorted = inputToGlassNs.sorted()
+        return (Double(sorted[sorted.count / 2]) / 1e6, Double(sorted[sorted.count - 1]) / 1e6, sorted.count)
     }
 
     /// Reads completed flips (the device fd was readable) and traces the frame that reached glass.
@@ -90,7 +114,13 @@ final class ShellScreen {
         guard !events.isEmpty, !presenter.flipPending, let name = inFlight else { return }
         inFlight = nil
         flips += 1
-        note(name)
+        var latency = ""
+        if let input = inFlightInputNs, let flipNs = events.last?.timestampNs, flipNs >= input {
+            inputToGlassNs.append(flipNs - input)
+            latency = ",\"input_to_glass_ms\":\((Double(flipNs - input) / 1e4).rounded() / 100)"
+        }
+        inFlightInputNs = nil
+        note(name, extra: latency)
     }
 
     /// A video stream takes the display: the canvas frame goes back once the stream's first flip
@@ -100,6 +130,8 @@ final class ShellScreen {
         shownID = nil
         shown = nil
         inFlight = nil
+        inFlightInputNs = nil
+        pendingInputNs = nil
         overlayView = nil
         overlayImage = nil
     }
@@ -108,9 +140,9 @@ final class ShellScreen {
     func invalidate() { shown = nil }
 
     /// Says that `name` is on glass (a screen over the stream: "menu", "streaming").
-    func note(_ name: String) {
+    func note(_ name: String, extra: String = "") {
         guard trace else { return }
-        FileHandle.standardOutput.write(Data("{\"shell\":\"\(name)\",\"flip\":\(flips)}\n".utf8))
+        FileHandle.standardOutput.write(Data("{\"shell\":\"\(name)\",\"flip\":\(flips)\(extra)}\n".utf8))
     }
 
     /// The overlay image for a panel view over the stream (nil: none), made again only when the
