@@ -326,7 +326,7 @@ public final class Presenter {
 
     /// Adds the whole display state for showing `slot` to a request: the video plane, the
     /// background plane, every other touched plane off, and with `modeset` the connector and CRTC.
-    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool) throws(KMSError) {
+    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool, fence: Bool = true) throws(KMSError) {
         if modeset {
             req.add(connectorProps, "CRTC_ID", UInt64(crtc))
             try hdr.addModesetState(to: &req, device: device)
@@ -335,7 +335,7 @@ public final class Presenter {
         }
         let video = planeProps[p.plan.plane]!
         req.add(video, "FB_ID", UInt64(slot.framebuffer))
-        if let fence = slot.picture.flatMap(Self.inFence), video["IN_FENCE_FD"] != nil { req.add(video, "IN_FENCE_FD", UInt64(fence)) }
+        if fence, let fd = slot.picture.flatMap(Self.inFence), video["IN_FENCE_FD"] != nil { req.add(video, "IN_FENCE_FD", UInt64(fd)) }
         req.add(video, "CRTC_ID", UInt64(crtc))
         req.add(video, "SRC_X", p.source.x); req.add(video, "SRC_Y", p.source.y)
         req.add(video, "SRC_W", p.source.width); req.add(video, "SRC_H", p.source.height)
@@ -437,7 +437,38 @@ public final class Presenter {
         do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
         overlay.committed()
         needsModeset = false
+        overlayChanged = false
         queuedSlot = slot
+    }
+
+    /// Set by `setOverlay`, cleared by the next commit that carries the overlay.
+    private var overlayChanged = false
+
+    /// The overlay changed and no commit has carried it yet.
+    public var overlayChangePending: Bool { overlayChanged }
+
+    /// Shows a changed overlay without a new video frame (a menu over a stream whose host sends no
+    /// new pictures): commits the frame on screen again, unchanged, with the overlay's new state
+    /// (NONBLOCK | PAGE_FLIP_EVENT; the flip completes like any other). Only on the plane route —
+    /// a composited overlay lives inside the video's pixels and waits for the next frame.
+    /// - Returns: whether a commit went out (false: nothing pending, a flip in flight, no frame
+    ///   on screen, the VT away, or compositing).
+    @discardableResult
+    public func commitOverlayChange() throws(KMSError) -> Bool {
+        guard overlayChanged, isActive, queuedSlot == nil, let p = pipeline, p.key != nil, let slot = currentSlot,
+              p.slots.contains(where: { $0 === slot }), overlay.route != .composite else { return false }
+        overlay.stage()
+        var req = try AtomicRequest()
+        // The picture on screen was fenced when it first went out: nothing to wait for again.
+        try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset, fence: false)
+        var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
+        if needsModeset { flags |= CommitFlags.allowModeset }
+        do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
+        overlay.committed()
+        needsModeset = false
+        overlayChanged = false
+        queuedSlot = slot
+        return true
     }
 
     /// Whether a commit's flip is pending.
@@ -640,6 +671,7 @@ public final class Presenter {
     /// Shows `image` (nil = none) from the next committed frame on, on the route `OverlayLayer`
     /// chose: its own plane, composited into XRGB slots, or not at all.
     public func setOverlay(_ image: OverlayImage?) {
+        if image?.generation != overlay.image?.generation { overlayChanged = true }
         overlay.set(image)
         if !overlay.routed, let p = pipeline {
             routeOverlay(p)
