@@ -39,6 +39,9 @@ public final class KioskRunner {
     /// Frame ids stay unique across streams (the presenter's buffers are keyed by them).
     private var nextFrameID: UInt64 = 0
     private var overlay: StatsOverlay?
+    /// Keyboards, mice and pads for the process's life (nil with `--input none`, or when input
+    /// cannot run): the shell's navigation, or the streaming session's host.
+    private(set) var shellInput: ShellInput?
     /// `machine.nextDeadline` as of the last event.
     private var deadlineNs: UInt64?
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
@@ -75,6 +78,7 @@ public final class KioskRunner {
             }
         }
         let (knownHosts, problem) = loadProfile()
+        startInput()
         feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem)))
         while exitCode == nil {
             if let s = stream, !s.presented, s.first != nil, glass != nil, isStreaming(job: s.job) {
@@ -94,6 +98,7 @@ public final class KioskRunner {
         let before = machine.state
         let effects = machine.handle(event, now: MonotonicClock.nowNs())
         deadlineNs = machine.nextDeadline
+        shellInput?.follow(phase: machine.state.phase)
         for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
         for effect in effects { perform(effect) }
     }
@@ -170,6 +175,8 @@ public final class KioskRunner {
                 overlay = nil
                 glass?.presenter.setOverlay(nil)
             }
+        case .shell(.identifyController(let slot)):
+            shellInput?.identify(slot: slot)
         case .shell(let request):
             // Not performed yet: said on stderr, and nothing changes.
             say("not supported yet: \(request)")
@@ -179,6 +186,20 @@ public final class KioskRunner {
     }
 
     // MARK: - Starting things
+
+    /// Starts the process-lived input (`configuration.input`), in the shell route; its pointer
+    /// kept inside the panel's mode.
+    private func startInput() {
+        guard let options = configuration.input else { return }
+        let input = ShellInput(options: options, events: events)
+        if let mode = glass?.presenter.mode { input.setPanel(width: Int(mode.width), height: Int(mode.height)) }
+        // Ctrl+Alt+F`n` typed on the grabbed keyboard in the shell: the VT switch the console
+        // would have made.
+        let vt = glass?.vt
+        input.onConsoleSwitch = { number in vt?.activate(number) }
+        if let problem = input.start() { say(problem); return }
+        shellInput = input
+    }
 
     private func loadProfile() -> (KnownHosts, String?) {
         guard case .configDirectory = configuration.profile else { return (KnownHosts(), nil) }
@@ -249,33 +270,14 @@ public final class KioskRunner {
                 events.post(.notice(sentence: "Cannot write \(path)."))
             }
         }
-        // Input: one thread for the stream's life; the session's hello decides what it may send.
-        let input: InputService? = configuration.input.flatMap { inputOptions in
-            let service = InputService(sink: SessionInputSink(pipeline: pipeline), options: inputOptions)
-            service.onEscape = { events.post(.user(.escapeChord)) }
-            if let problem = service.start() { say(problem); return nil }
-            return service
-        }
+        // Input: the process-lived service takes this session as its host route's; the session's
+        // hello decides what it may send.
+        let input = shellInput
+        let inputSink = input?.attach(pipeline)
         let askedPadKind = options.hello.gamepad
         pipeline.prepare = { session in
-            if let input {
-                // Chained after the pipeline's own handlers (installed before `prepare` runs).
-                let established = session.onEstablished
-                session.onEstablished = { params in
-                    established?(params)
-                    input.setPolicy(InputPolicy(serverHello: params.serverHello, askedPadKind: askedPadKind))
-                }
-                let control = session.onControl
-                session.onControl = { message in
-                    control?(message)
-                    if case .accessUpdate(let update) = message { input.updateGrants(update.grants) }
-                }
-                let hostDatagram = session.onHostDatagram
-                session.onHostDatagram = { datagram in
-                    hostDatagram?(datagram)
-                    input.feedback(datagram)
-                }
-            }
+            // Chained after the pipeline's own handlers (installed before `prepare` runs).
+            input?.chain(session, askedPadKind: askedPadKind)
             session.onStats = { stats in
                 if printStats {
                     var line = stats.json
@@ -299,12 +301,12 @@ public final class KioskRunner {
         }
         pipeline.onProgress = { progress in
             // A lost connection suspends input; the resumed session first gets the releases.
-            if case .resuming = progress { input?.setPolicy(nil) }
+            if case .resuming = progress { input?.suspendPolicy() }
             if case .ended = progress { audio?.stop() }
             events.post(.stream(job: job, progress))
         }
         let active = ActiveStream(job: job, source: .session(pipeline, live))
-        active.input = input
+        if let input, let inputSink { active.input = (input, inputSink) }
         replaceStream(with: active)
         pipeline.start()
     }
@@ -586,6 +588,8 @@ public final class KioskRunner {
             s.releasePictures()
         }
         stream = nil
+        shellInput?.stop()
+        shellInput = nil
         glass?.close()
         glass = nil
     }
