@@ -99,6 +99,8 @@ public final class InputMapper {
     public func returnFromShell() {
         guard inShell else { return }
         inShell = false
+        // Arrivals and removals that waited go first (before any state of those pads).
+        if policy != nil { for slot in 0..<Gamepad.maxPads { repeatAnnouncement(slot: slot) } }
         for d in devices.values where d.slot != nil {
             d.heldAtStart.formUnion(d.padState.buttons.subtracting(d.withheld))
         }
@@ -164,7 +166,9 @@ public final class InputMapper {
             held.pad(slot, sent: PadWireState())
             touched[slot] = false
             seqs[slot] &+= 1
-            if policy != nil {
+            if policy != nil, inShell {
+                repeats[slot] = .removal(left: Self.announceRepeats + 1)
+            } else if policy != nil {
                 emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
                 repeats[slot] = .removal(left: Self.announceRepeats)
             } else {
@@ -474,21 +478,26 @@ public final class InputMapper {
         nextRefreshNs = nowNs + Self.refreshNs
         guard let policy, !inShell else { return nextRefreshNs }
         for slot in 0..<Gamepad.maxPads {
-            switch repeats[slot] {
-            case .arrival(let kind, let left)?:
-                emit(.gamepadArrival(pad: UInt8(slot), padType: kind), reliable: false, grant: .gamepad)
-                repeats[slot] = left > 1 ? .arrival(kind, left: left - 1) : nil
-            case .removal(let left)?:
-                emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
-                repeats[slot] = left > 1 ? .removal(left: left - 1) : nil
-            case nil: break
-            }
+            repeatAnnouncement(slot: slot)
             if policy.gamepadSnapshots, touched[slot] {
                 seqs[slot] &+= 1
                 emit(.gamepadState(held.pads[slot].snapshot(pad: UInt8(slot), seq: seqs[slot])), reliable: false, grant: .gamepad)
             }
         }
         return nextRefreshNs
+    }
+
+    /// Sends `slot`'s pending arrival or removal once more.
+    private func repeatAnnouncement(slot: Int) {
+        switch repeats[slot] {
+        case .arrival(let kind, let left)?:
+            emit(.gamepadArrival(pad: UInt8(slot), padType: kind), reliable: false, grant: .gamepad)
+            repeats[slot] = left > 1 ? .arrival(kind, left: left - 1) : nil
+        case .removal(let left)?:
+            emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
+            repeats[slot] = left > 1 ? .removal(left: left - 1) : nil
+        case nil: break
+        }
     }
 
     // MARK: - Letting go
@@ -520,6 +529,8 @@ public final class InputMapper {
     // MARK: - Sending
 
     private func announce(slot: Int, kind: GamepadKind) {
+        // In the shell the first sending waits too: all of them go once the input returns.
+        if inShell { repeats[slot] = .arrival(kind.rawValue, left: Self.announceRepeats + 1); return }
         emit(.gamepadArrival(pad: UInt8(slot), padType: kind.rawValue), reliable: false, grant: .gamepad)
         repeats[slot] = .arrival(kind.rawValue, left: Self.announceRepeats)
     }

@@ -246,3 +246,23 @@ import PunktfunkWire
         #expect(PadBattery.charging(status: "Unknown") == nil)
     }
 }
+
+extension HostRouteSwitchTests {
+    @Test func aPadArrivingWhileTheShellHasTheInputIsAnnouncedWhenTheHostGetsIt() {
+        let sink = RecordingSink()
+        let m = InputMapper(sink: sink)
+        m.leaveForShell()
+        m.setPolicy(InputPolicy())
+        m.add(device: 1, role: xboxPad())
+        m.tick(nowNs: 1_000_000_000)
+        #expect(sink.take().isEmpty)
+        m.returnFromShell()
+        m.key(1, EV.btnEast, true)
+        let sent = sink.events
+        #expect(sent.first == .gamepadArrival(pad: 0, padType: GamepadKind.xboxOne.rawValue), "arrival before any state")
+        m.tick(nowNs: 2_000_000_000)
+        m.tick(nowNs: 3_000_000_000)
+        m.tick(nowNs: 4_000_000_000)
+        #expect(sink.events.filter { $0.kind == .gamepadArrival }.count == 3)
+    }
+}
