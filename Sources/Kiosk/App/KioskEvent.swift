@@ -19,6 +19,12 @@ public enum KioskEvent: Sendable, Equatable {
     case stream(job: Int, StreamEvent)
     /// Progress of the pairing started as `job`.
     case pairing(job: Int, PairingEvent)
+    /// The pointer moved or clicked (panel pixels). The runner hit-tests it into `.navigate`
+    /// events; the machine ignores it.
+    case pointer(PointerEvent)
+    /// The controllers in use now (replaces the previous list): pads came or went, or a battery
+    /// changed (read at most every 30 s).
+    case controllersChanged([ControllerInfo])
     /// Discovery's current view of the network (replaces the previous one).
     case hostsChanged([HostEntry])
     /// Something worth saying that changes nothing else: the trust store or an AU dump could not

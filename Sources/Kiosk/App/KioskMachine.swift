@@ -92,6 +92,12 @@ public struct KioskMachine: Sendable {
         case .notice(let sentence):
             state.notice = sentence
             return []
+        case .pointer:
+            return []
+        case .controllersChanged(let list):
+            state.controllers = list
+            state.shell.controllerFocus = min(state.shell.controllerFocus, max(0, list.count - 1))
+            return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
         case .timer:
             if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {

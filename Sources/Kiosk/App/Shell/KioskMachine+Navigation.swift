@@ -56,6 +56,17 @@ extension KioskMachine {
         case .pin(let id, let position): return navigatePin(id, position, input, now: now)
         case .addHost(let position): return navigateAddHost(position, input, now: now)
         case .settings(let item): return navigateSettings(item, input)
+        case .info(.controllers) where !state.controllers.isEmpty:
+            let last = state.controllers.count - 1
+            let i = min(state.shell.controllerFocus, last)
+            switch input {
+            case .move(.up): state.shell.controllerFocus = max(0, i - 1)
+            case .move(.down): state.shell.controllerFocus = min(last, i + 1)
+            case .activate: return [.shell(.identifyController(slot: state.controllers[i].slot))]
+            case .back: pop()
+            default: break
+            }
+            return []
         case .info:
             if input == .back || input == .activate { pop() }
             return []
@@ -269,6 +280,8 @@ extension KioskMachine {
                 replaceTop(.addHost(focus: p))
             case (.settings, .setting(let item)):
                 replaceTop(.settings(focus: item))
+            case (.info(.controllers), .controller(let slot)):
+                if let i = state.controllers.firstIndex(where: { $0.slot == slot }) { state.shell.controllerFocus = i }
             case (.confirm(let question, _), .confirm(let yes)):
                 replaceTop(.confirm(question, yes: yes))
             default:

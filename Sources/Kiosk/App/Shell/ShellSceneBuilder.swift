@@ -161,8 +161,16 @@ public enum ShellSceneBuilder {
             switch topic {
             case .controllers:
                 e.append(heading("Controllers"))
-                e.append(SceneElement(.text, frame: paragraph(0, lines: 3),
-                                      title: "Connected controllers, their slots and batteries are listed here once input reports them."))
+                guard !state.controllers.isEmpty else {
+                    e.append(SceneElement(.text, frame: paragraph(0, lines: 3), title: "No controller is connected. Plug one in or pair it over Bluetooth."))
+                    return [Hint(.back, "Back")]
+                }
+                let focus = min(state.shell.controllerFocus, state.controllers.count - 1)
+                for (i, (c, f)) in zip(state.controllers, ShellLayout.list(count: state.controllers.count, top: ShellLayout.contentTop, width: 1400)).enumerated() {
+                    e.append(SceneElement(.button, frame: f, title: "\(c.slot + 1) · \(c.kind) · \(c.name)", detail: c.batteryLine,
+                                          focused: i == focus), target: .controller(slot: c.slot))
+                }
+                return [Hint(.confirm, "Identify"), Hint(.back, "Back")]
             case .about:
                 e.append(heading("About"))
                 let display = switch state.display {

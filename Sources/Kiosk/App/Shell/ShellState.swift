@@ -12,6 +12,8 @@ public struct ShellState: Sendable, Equatable {
     /// The focused choice on the error screen.
     public internal(set) var errorFocus: ErrorChoice = .backToHosts
     public internal(set) var settings = ShellSettings()
+    /// The focused row of the controllers page (an index into `KioskState.controllers`).
+    public internal(set) var controllerFocus = 0
 
     public init() {}
 
@@ -31,7 +33,8 @@ public enum ShellPage: Sendable, Equatable {
     /// The on-screen keyboard for a host address (the text is `ShellState.addressDraft`).
     case addHost(focus: GridPosition)
     case settings(focus: SettingsItem)
-    /// A read-only page (controllers, about); Back or A leaves it.
+    /// A read-only page (about), or the controllers page (a row per controller, A identifies
+    /// the focused one); Back leaves it, as does A with nothing to act on.
     case info(InfoTopic)
     /// A yes/no question; "no" is focused first, Back answers no.
     case confirm(ConfirmQuestion, yes: Bool)
@@ -132,6 +135,8 @@ public enum ShellRequest: Sendable, Equatable {
     case saveHost(HostEntry)
     /// The settings changed: keep them.
     case saveSettings(ShellSettings)
+    /// Rumble / flash the lightbar of the controller in this wire slot for a moment.
+    case identifyController(slot: Int)
     /// Through logind, where it allows.
     case powerOff
     case restart
