@@ -130,11 +130,32 @@ import Shell
         #expect(body.contains("Loss: 0.4 %"))
         #expect(body.contains("Round trip: 2.2 ms") || body.contains("Round trip: 2.3 ms"))
         #expect(body.contains("Suggested bitrate: 29 Mbit/s"))
-        // Done: leaving cancels nothing; a late second result changes nothing.
+        #expect(s.scene.elements.filter(\.focused).map(\.title) == ["Use 29 Mbit/s"])
+        // Done: a late second result changes nothing; leaving cancels nothing.
         #expect(s.send(.shell(job: job, .speedTestFailed(sentence: "late"))) == [])
         #expect(s.texts[1] == body)
-        #expect(s.nav(.back) == [])
+        s.nav(.move(.right))
+        #expect(s.scene.elements.filter(\.focused).map(\.title) == ["Back"])
+        #expect(s.nav(.activate) == [])
         #expect(s.page == .host(id: "living-room", focus: .speedTest))
+    }
+
+    @Test func theSuggestedBitrateCanBeUsedForTheNextStream() {
+        var s = Shell()
+        guard case .shell(.speedTest(let job, _))? = s.act(.speedTest).first else { Issue.record("no test"); return }
+        s.send(.shell(job: job, .speedTestDone(SpeedTestResult(throughputKbps: 41_500, lossPercent: 0, rttMs: 1, targetKbps: 200_000))))
+        // A pointer on Back, then on Use, focuses each.
+        s.send(.navigate(.point(.confirm(yes: false))))
+        #expect(s.scene.elements.filter(\.focused).map(\.title) == ["Back"])
+        s.send(.navigate(.point(.confirm(yes: true))))
+        var expected = s.machine.state.shell.settings
+        expected.bitrateKbps = 29_000
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: false))])
+        #expect(s.machine.state.shell.settings.bitrateKbps == 29_000)
+        #expect(s.machine.state.notice == "The next stream asks for 29 Mbit/s.")
+        #expect(s.page == .host(id: "living-room", focus: .speedTest))
+        let bitrate = s.machine.state.shell.settings.choice(.bitrate)!
+        #expect(bitrate.options[bitrate.index] == "29 Mbit/s")
     }
 
     @Test func aFailedSpeedTestSaysWhyAndACancelledOneIgnoresItsResult() {

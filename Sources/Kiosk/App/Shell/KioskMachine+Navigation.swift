@@ -59,6 +59,16 @@ extension KioskMachine {
         case .info:
             if input == .back || input == .activate { pop() }
             return []
+        case .speedTest(var t) where t.result != nil:
+            switch input {
+            case .move(let d) where d == .left || d == .right:
+                t.useFocused = d == .left
+                replaceTop(.speedTest(t))
+                return []
+            case .activate where t.useFocused: return useSuggestedBitrate(t)
+            case .activate, .back: return leaveJobPage()
+            default: return []
+            }
         case .waking, .speedTest:
             return input == .back || input == .activate ? leaveJobPage() : []
         case .confirm(let question, let yes):
@@ -247,6 +257,15 @@ extension KioskMachine {
         return []
     }
 
+    /// The speed test's suggestion becomes the bitrate of the next stream; back to the host page.
+    private mutating func useSuggestedBitrate(_ t: SpeedTestProgress) -> [KioskEffect] {
+        guard let result = t.result else { return [] }
+        pop()
+        state.shell.settings.bitrateKbps = result.suggestedKbps
+        state.notice = "The next stream asks for \(result.suggestedKbps / 1000) Mbit/s."
+        return saveSettings()
+    }
+
     private func saveSettings() -> [KioskEffect] {
         [.shell(.saveSettings(state.shell.settings, statsOverlay: state.statsOverlay))]
     }
@@ -276,6 +295,9 @@ extension KioskMachine {
                 replaceTop(.settings(focus: item))
             case (.confirm(let question, _), .confirm(let yes)):
                 replaceTop(.confirm(question, yes: yes))
+            case (.speedTest(var t), .confirm(let use)) where t.result != nil:
+                t.useFocused = use
+                replaceTop(.speedTest(t))
             default:
                 break
             }

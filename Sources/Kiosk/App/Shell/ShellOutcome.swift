@@ -73,10 +73,15 @@ public struct SpeedTestProgress: Sendable, Equatable {
     public var job: Int
     public var hostID: String
     public var stage: Stage = .running(.connecting)
+    /// With a result: whether "Use N Mbit/s" has the focus (else "Back").
+    public var useFocused = true
 
     public init(job: Int, hostID: String) { self.job = job; self.hostID = hostID }
 
     public var isRunning: Bool { if case .running = stage { true } else { false } }
+
+    /// The result, once measured.
+    public var result: SpeedTestResult? { if case .done(let r) = stage { r } else { nil } }
 }
 
 /// What the box found about itself once it was up (off the runner's thread).

@@ -144,8 +144,13 @@ public enum ShellSceneBuilder {
                 let rtt = r.rttMs.map { String(format: "%.1f ms", $0) } ?? "not measured"
                 let lines = [String(format: "Measured: %.0f kbit/s (%.1f Mbit/s)", r.throughputKbps, r.throughputKbps / 1000),
                              String(format: "Loss: %.1f %%", r.lossPercent), "Round trip: \(rtt)",
-                             "Suggested bitrate: \(r.suggestedKbps / 1000) Mbit/s (set it under Settings › Bitrate)"]
+                             "Suggested bitrate: \(r.suggestedKbps / 1000) Mbit/s"]
                 e.append(SceneElement(.statement, frame: paragraph(0, lines: 4), title: lines.joined(separator: "\n")))
+                let frames = buttons(2)
+                e.append(SceneElement(.button, frame: frames[0], title: "Use \(r.suggestedKbps / 1000) Mbit/s", focused: t.useFocused),
+                         target: .confirm(yes: true))
+                e.append(SceneElement(.button, frame: frames[1], title: "Back", focused: !t.useFocused), target: .confirm(yes: false))
+                return [Hint(.confirm, "Select"), Hint(.back, "Back")]
             case .failed(let sentence):
                 e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: "The speed test did not work: \(sentence)"))
             }
