@@ -139,16 +139,18 @@ import PunktfunkTestHost
 
     static let mac: [UInt8] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]
 
-    @Test func wakeSendsTheMagicPacketThenCountsSecondsUntilItTimesOut() throws {
+    @Test func wakeSendsTheMagicPacketAgainWhileCountingSecondsUntilItTimesOut() throws {
         let listener = try Listener()
         let queue = EventQueue()
         let services = ShellServices(events: queue, configDirectory: nil, identity: nil)
         services.wakePort = listener.port
         services.wakeLimitSeconds = 2
+        services.wakeResendSeconds = 1
         var configuration = Self.configuration()
         let host = HostEntry(id: "tv", name: "TV", address: "127.0.0.1", macs: ["02:11:22:33:44:55"])
         services.perform(.wake(job: 7, host: host), configuration: &configuration)
         #expect(listener.receive() == MagicPacket.bytes(for: Self.mac), "the unicast to the host's last address arrives")
+        #expect(listener.receive() == MagicPacket.bytes(for: Self.mac), "and again a second later")
         let events = Self.collect(queue, seconds: 6) { Self.outcomes($0, job: 7).contains(.wakeTimedOut) }
         let outcomes = Self.outcomes(events, job: 7)
         guard case .wakeSent(let sent, let destinations)? = outcomes.first else { Issue.record("\(outcomes)"); return }

@@ -18,6 +18,8 @@ final class ShellServices {
     /// UDP port of magic packets (tests send them to a local socket).
     var wakePort = WakeOnLAN.defaultPort
     var wakeLimitSeconds = WakeProgress.limitSeconds
+    /// Magic packets go out again this often while waiting, seconds.
+    var wakeResendSeconds = 10
     /// The speed test's probe rate, kbit/s.
     var speedTestKbps: UInt32 = 200_000
 
@@ -68,7 +70,8 @@ final class ShellServices {
     func perform(_ request: ShellRequest, configuration: inout RunnerConfiguration) {
         switch request {
         case .wake(let job, let host):
-            WakeJob(job: job, host: host, saved: savedConfig()?.host(host.id), port: wakePort, limitSeconds: wakeLimitSeconds)
+            WakeJob(job: job, host: host, saved: savedConfig()?.host(host.id), port: wakePort, limitSeconds: wakeLimitSeconds,
+                    resendSeconds: wakeResendSeconds)
                 .start(events: events, cancellation: cancellation)
         case .speedTest(let job, let host):
             let known = configDirectory.flatMap { try? KnownHosts.load(from: $0) } ?? KnownHosts()

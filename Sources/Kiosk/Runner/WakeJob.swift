@@ -3,8 +3,9 @@ import PunktfunkSession
 import PunktfunkWire
 
 /// Wake and wait, on its own thread: magic packets for each of the host's MACs to every directed
-/// broadcast, 255.255.255.255 and the host's last IPv4 address, then `.waited` once a second and
-/// `.wakeTimedOut` after `limitSeconds`. Whether the host showed is the machine's to see (its
+/// broadcast, 255.255.255.255 and the host's last IPv4 address (again every `resendSeconds`: a
+/// packet lost on the way or sent before the NIC's link came up does not end the wait), then
+/// `.waited` once a second and `.wakeTimedOut` after `limitSeconds`. Whether the host showed is the machine's to see (its
 /// `.hostsChanged`); it cancels the job then.
 struct WakeJob: Sendable {
     var job: Int
@@ -13,6 +14,7 @@ struct WakeJob: Sendable {
     var saved: KioskConfig.SavedHost?
     var port: UInt16
     var limitSeconds: Int
+    var resendSeconds = 10
 
     func start(events: EventQueue, cancellation: JobCancellation) {
         let thread = Thread { run(events: events, cancellation: cancellation) }
@@ -29,14 +31,18 @@ struct WakeJob: Sendable {
                                     + "sees the host awake once, or can be saved as host.\(host.id).macs in the config."))
         }
         let destinations = WakeOnLAN.destinations(lastAddress: lastIPv4, port: port)
-        var taken = 0, total = 0
-        var refusal: String?
-        for mac in macs {
-            for send in WakeOnLAN.wake(mac: mac, destinations: destinations) {
-                total += 1
-                if let error = send.error { refusal = refusal ?? "\(send.destination): \(error)" } else { taken += 1 }
+        func send() -> (taken: Int, total: Int, refusal: String?) {
+            var taken = 0, total = 0
+            var refusal: String?
+            for mac in macs {
+                for send in WakeOnLAN.wake(mac: mac, destinations: destinations) {
+                    total += 1
+                    if let error = send.error { refusal = refusal ?? "\(send.destination): \(error)" } else { taken += 1 }
+                }
             }
+            return (taken, total, refusal)
         }
+        let (taken, total, refusal) = send()
         guard taken > 0 else {
             return post(.wakeFailed(sentence: "No magic packet could be sent (\(refusal ?? "no destination")). Is the network up?"))
         }
@@ -44,6 +50,7 @@ struct WakeJob: Sendable {
         for second in 1...max(1, limitSeconds) {
             guard cancellation.sleep(1, job: job) else { return }
             post(.waited(seconds: second))
+            if second % resendSeconds == 0, second < limitSeconds { _ = send() }
         }
         post(.wakeTimedOut)
     }
