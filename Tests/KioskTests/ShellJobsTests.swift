@@ -238,6 +238,9 @@ import Shell
         // A stale pointer on a hidden button changes nothing.
         #expect(r.send(.navigate(.point(.homeAction(.powerOff)))) == [])
         #expect(r.page == .home(.action(.restart)))
+        // An answer that takes the focused button away moves the focus to one that is there.
+        r.send(.boxChecked(BoxFacts(power: PowerAbility(canPowerOff: false, canRestart: false, sentence: "no"), decoders: "software")))
+        #expect(r.page == .home(.action(.settings)))
     }
 
     // MARK: settings

@@ -96,6 +96,10 @@ public struct KioskMachine: Sendable {
             return []
         case .boxChecked(let facts):
             state.shell.box = facts
+            // A focus on a button that is not offered any more moves to the last one that is.
+            if case .home(.action(let a)) = state.shell.pages[0], !state.shell.homeActions.contains(a) {
+                state.shell.pages[0] = .home(.action(state.shell.homeActions.last!))
+            }
             return []
         case .notice(let sentence):
             state.notice = sentence
