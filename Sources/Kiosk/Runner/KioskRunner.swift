@@ -26,7 +26,8 @@ import VideoDecode
 /// flow. Otherwise the thread sleeps in one `poll` over the event queue, the signalfd and the
 /// decoder's eventfd, until the next event or the machine's deadline.
 public final class KioskRunner {
-    private let configuration: RunnerConfiguration
+    /// As the command gave it; the shell's saved settings change it for the next stream.
+    private var configuration: RunnerConfiguration
     private let signals: SignalWatch
     private let events = EventQueue()
     private var machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess))
@@ -35,6 +36,8 @@ public final class KioskRunner {
     private var exitCode: Int32?
     private var configDirectory: URL?
     private var identity: TLSIdentity?
+    /// Performs the shell's requests (made in `run` once the profile is loaded).
+    private var services: ShellServices?
     /// Addresses resolved for the jobs in flight, by the `ip:port` key the machine names them by.
     private var resolved: [String: SocketAddress] = [:]
     /// Frame ids stay unique across streams (the presenter's buffers are keyed by them).
@@ -94,7 +97,14 @@ public final class KioskRunner {
         }
         let (knownHosts, problem) = loadProfile()
         startInput()
-        feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem)))
+        let services = ShellServices(events: events, configDirectory: configDirectory, identity: identity)
+        self.services = services
+        if machine.policy.afterJob == .returnToHosts { services.checkBox() }
+        var modes: [String] = []
+        for m in glass?.presenter.connector.modes ?? [] where !modes.contains(m.name) { modes.append(m.name) }
+        feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem, displayModes: modes,
+                                  audioDevices: ShellServices.audioDevices(), config: services.savedConfig(),
+                                  configPath: services.configPath)))
         while exitCode == nil {
             if let s = stream, !s.presented, s.first != nil, glass != nil, isStreaming(job: s.job) {
                 present(s)
@@ -205,6 +215,8 @@ public final class KioskRunner {
             case .settings: "settings"
             case .info: "info"
             case .confirm: "confirm"
+            case .waking: "waking"
+            case .speedTest: "speedTest"
             }
         case .pairing: "pairing"
         case .connecting: "connecting"
@@ -304,8 +316,7 @@ public final class KioskRunner {
         case .shell(.identifyController(let slot)):
             shellInput?.identify(slot: slot)
         case .shell(let request):
-            // Not performed yet: said on stderr, and nothing changes.
-            say("not supported yet: \(request)")
+            services?.perform(request, configuration: &configuration)
         case .exit(let code):
             exitCode = code
         }
