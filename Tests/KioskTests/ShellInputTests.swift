@@ -120,12 +120,12 @@ extension ShellInputTests {
         let t0: UInt64 = 50_000_000_000
         input.navigate(.deviceUsed(.keyboard), nowNs: t0)
         input.navigate(.key(.left, pressed: true, from: .keyboard), nowNs: t0)
-        #expect(queue.drain() == [.navigate(.move(.left))])
+        #expect(queue.drain().map(\.event) == [.navigate(.move(.left))])
         #expect(input.glyphs == .keyboard)
         #expect(input.tick(nowNs: t0 + 1) == t0 + KeyRepeat.delayNs)
         #expect(queue.drain().isEmpty)
         #expect(input.tick(nowNs: t0 + KeyRepeat.delayNs) == t0 + KeyRepeat.delayNs + KeyRepeat.intervalNs)
-        #expect(queue.drain() == [.navigate(.move(.left))])
+        #expect(queue.drain().map(\.event) == [.navigate(.move(.left))])
         input.navigate(.key(.left, pressed: false, from: .keyboard), nowNs: t0 + KeyRepeat.delayNs + 1)
         #expect(input.tick(nowNs: t0 + KeyRepeat.delayNs + 2) == nil)
         input.navigate(.switchConsole(3), nowNs: t0)
@@ -133,6 +133,6 @@ extension ShellInputTests {
         input.setPanel(width: 1280, height: 720)
         input.navigate(.pointerMoved(dx: 10_000, dy: 10_000), nowNs: t0 + 1_000_000_000)
         #expect(input.pointer == (1279, 719))
-        #expect(queue.drain() == [.pointer(PointerEvent(x: 1279, y: 719, action: .moved))])
+        #expect(queue.drain().map(\.event) == [.pointer(PointerEvent(x: 1279, y: 719, action: .moved))])
     }
 }
