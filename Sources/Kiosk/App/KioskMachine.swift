@@ -92,6 +92,10 @@ public struct KioskMachine: Sendable {
         case .notice(let sentence):
             state.notice = sentence
             return []
+        case .displayChanged(let news):
+            if let mode = news.mode { state.display = .glass(name: "\(news.connector) \(mode)") }
+            state.notice = news.sentence
+            return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
         case .timer:
             if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {
