@@ -10,7 +10,7 @@
 #   PF_VM_TESTHOST pf-testhost binary for the input, audio and autoconnect checks (default:
 #                 .build/release/pf-testhost, built here)
 #   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input audio
-#                 autoconnect" to run (default all; for iterating)
+#                 hotplug autoconnect" to run (default all; for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,7 +80,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input audio autoconnect}
+checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -115,6 +115,8 @@ AUDIO_MARKER_EVERY=100
 AUDIO_LOSS=1
 AUDIO_JITTER_MS=2
 AUTOCONNECT_SH='$here/guest/autoconnect.sh'
+HOTPLUG_SH='$here/guest/hotplug.sh'
+HOTPLUG_FIXTURE='glass-1024x768.hevc'
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

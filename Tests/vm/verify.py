@@ -1061,6 +1061,41 @@ def check_audio(out):
     report(ok, name, figures)
 
 
+def check_hotplug(out):
+    """A display that changes under a presenting kiosk (guest/hotplug.sh on patched vkms): it goes
+    away (commits stop, nothing exits), comes back preferring 1280x720 (the kiosk switches to it
+    and keeps flipping), and the kiosk runs until it is terminated."""
+    name = "hotplug"
+    label = "hotplug vkms: display away, back at 1280x720, kiosk follows and keeps flipping"
+    rc = rc_of(out, name)
+    try:
+        steps = json.loads(read_text(os.path.join(out, name + ".steps")))
+        before = json.loads(read_text(os.path.join(out, name + "-before.state")))
+        after = json.loads(read_text(os.path.join(out, name + "-after.state")))
+    except (ValueError, OSError) as e:
+        report(False, label, f"no evidence ({e}); kiosk exit {rc}; {stderr_hint(out, name)}")
+        return
+    stderr = read_text(os.path.join(out, name + ".stderr"))
+    flips, _ = flip_log(os.path.join(out, name + ".flips"))
+    active = lambda st: [c["mode"] for c in st.get("crtcs", []) if c.get("mode_valid")]
+    t_on = float(steps["t_on"])
+    later = [f for f in flips if f["flip_ns"] / 1e9 > t_on]
+    latency_ms = (later[0]["flip_ns"] / 1e9 - t_on) * 1e3 if later else None
+    said_away = "went away" in stderr
+    said_mode = "The TV changed to 1280\u00d7720" in stderr
+    quiet_off = steps["flips_off_2s"] - steps["flips_off_1s"] <= 1
+    flowing = steps["flips_after"] - steps["flips_at_change"] >= 60
+    modes_ok = active(before) == ["1024x768@60"] and active(after) == ["1280x720@60"]
+    ok = (said_away and said_mode and quiet_off and flowing and modes_ok and steps["alive_after"] == 1
+          and rc in (0, 143) and latency_ms is not None and latency_ms < 2000)
+    report(ok, label,
+           f"CRTC {active(before)} -> {active(after)}; said away {said_away}, new mode {said_mode}; "
+           f"flips while away {steps['flips_off_2s'] - steps['flips_off_1s']} in 1 s, after the change "
+           f"{steps['flips_after'] - steps['flips_at_change']}; hotplug write -> first flip after it "
+           f"{'none' if latency_ms is None else f'{latency_ms:.0f} ms'} (uptime clock, 10 ms steps); "
+           f"alive {steps['alive_after']}, kiosk exit {rc}; {'' if ok else stderr_hint(out, name)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -1096,6 +1131,8 @@ def main():
         check_input(a.out, report)
     if "audio" in checks:
         check_audio(a.out)
+    if "hotplug" in checks:
+        check_hotplug(out=a.out)
     if "autoconnect" in checks:
         check_autoconnect(a.out, a.fixtures, env["DEMO_FIXTURE"], [int(x) for x in env["DEMO_FRAMES"].split(",")])
     failed = RESULTS.count(False)

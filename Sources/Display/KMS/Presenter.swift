@@ -16,17 +16,21 @@ import Glibc
 /// writes the saved connector/CRTC/plane state back (HDR properties cleared), then frees buffers.
 public final class Presenter {
     public let device: DRMDevice
-    public let connector: ConnectorInfo
+    /// The connector as last read (its modes change with the display attached; `switchMode`).
+    public private(set) var connector: ConnectorInfo
     public let crtc: UInt32
     public let crtcIndex: Int
-    public let mode: DisplayMode
+    /// The mode driven from the next commit on.
+    public private(set) var mode: DisplayMode
+    /// Counts `switchMode` calls: a present loop built for an older mode rebuilds its pacing.
+    public private(set) var modeGeneration = 0
 
     /// Planes usable on the CRTC and not busy on another CRTC (the ones we may touch).
     public let planes: [PlaneDescription]
     /// The plan in use (nil until `configure`).
     public private(set) var plan: PlanePlan?
 
-    private let modeBlob: UInt32
+    private var modeBlob: UInt32
     private var saved = SavedState()
     /// Our copy of the start-up mode, restored as MODE_ID; destroyed at shutdown.
     private var savedModeBlob: UInt32?
@@ -101,8 +105,13 @@ public final class Presenter {
     private var currentSlot: Slot?
     private var queuedSlot: Slot?
     private var isShutDown = false
-    /// False while the VT is switched away (master dropped): no commits.
-    public private(set) var isActive = true
+    /// False while the VT is switched away (master dropped) or nothing is attached to the
+    /// connector: no commits.
+    public var isActive: Bool { holdsMaster && attached }
+    /// False while the VT is switched away (master dropped).
+    private var holdsMaster = true
+    /// False while the connector reports nothing attached (`outputDetached`).
+    public private(set) var attached = true
 
     /// Ring size: current + queued + one waiting in the pacer + one being filled.
     public static let ringSize = 4
@@ -584,18 +593,55 @@ public final class Presenter {
 
     /// VT switched away: restore the console's state, drop master, stop committing.
     public func suspend() {
-        guard isActive, !isShutDown else { return }
+        guard holdsMaster, !isShutDown else { return }
         restoreSavedState()
         device.dropMaster()
-        isActive = false
+        holdsMaster = false
     }
 
     /// VT back: retake master; the next commit is a full modeset.
     public func resume() throws(KMSError) {
-        guard !isActive, !isShutDown else { return }
+        guard !holdsMaster, !isShutDown else { return }
         try device.acquireMaster()
-        isActive = true
+        holdsMaster = true
         needsModeset = true
+    }
+
+    // MARK: hot-plug
+
+    /// Re-reads the connector in use with a probe (the kernel asks the display again: EDID,
+    /// status). nil when the connector is gone.
+    public func reprobeConnector() -> ConnectorInfo? { device.connector(connector.id) }
+
+    /// Nothing is attached any more: commits stop (`isActive` false) while the mode, the plane
+    /// plan and the buffers stay as they are, for the display's return.
+    public func outputDetached(_ info: ConnectorInfo) {
+        connector = info
+        attached = false
+    }
+
+    /// A display is attached again at the mode in use (`info` as re-read): the next commit is a
+    /// full modeset with a mode blob made from the new list (same timing, maybe another index).
+    public func outputAttached(_ info: ConnectorInfo, mode newMode: DisplayMode) throws(KMSError) {
+        let blob = try device.createModeBlob(connector: info.id, index: newMode.index)
+        // The CRTC's committed state holds its own reference to the old blob.
+        device.destroyBlob(modeBlob)
+        modeBlob = blob
+        mode = newMode
+        connector = info
+        attached = true
+        needsModeset = true
+    }
+
+    /// Drives `newMode` (an entry of `info.modes`) from the next commit: a new MODE_ID blob, and
+    /// the plane plan and buffers made anew for the next picture at the new size (the old ones
+    /// retire until the next flip completes). Bumps `modeGeneration`.
+    public func switchMode(to newMode: DisplayMode, connector info: ConnectorInfo) throws(KMSError) {
+        try outputAttached(info, mode: newMode)
+        retire(pipeline)
+        pipeline = nil
+        plan = nil
+        modeGeneration += 1
     }
 
     /// Restores the saved state (when we hold master), then frees every buffer and the mode blob.
@@ -603,7 +649,7 @@ public final class Presenter {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        if isActive { restoreSavedState() }
+        if holdsMaster { restoreSavedState() }
         currentSlot = nil; queuedSlot = nil
         for slot in (pipeline?.slots ?? []) + retired { slot.picture?.lease.release() }
         pipeline?.imports?.removeAll(); retiredImports?.removeAll()

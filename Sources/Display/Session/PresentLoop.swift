@@ -62,6 +62,11 @@ public final class PresentLoop {
     public var sourceWakeDescriptors: [Int32] = [] {
         didSet { precondition(sourceWakeDescriptors.count <= 2, "at most two wake descriptors") }
     }
+    /// A connector watch (`ConnectorWatch.descriptor`, or any fd the callee drains) and what to
+    /// do when it is readable, on this thread, between two iterations. When the callee switches
+    /// the presenter's mode (`Presenter.switchMode`), the loop lets the flip in flight land and
+    /// paces anew at the new refresh; the next picture is laid out at the new size.
+    public var displayWatch: (descriptor: Int32, onReadable: () -> Void)?
     /// true: frame k is produced no earlier than start + k·interval (files, `--fps`); false: each
     /// frame is produced as soon as the source has it (a live stream paces itself).
     public var followSchedule = true
@@ -85,8 +90,13 @@ public final class PresentLoop {
         self.intervalNs = UInt64((1e9 / max(fps, 0.001)).rounded())
         self.checkpoint = checkpoint; self.checkpointPictures = checkpoint?.pictures ?? []
         self.flipLog = flipLog
-        pacer = FlipPacer(.init(streamIntervalNs: intervalNs, nominalRefreshNs: presenter.mode.refreshIntervalNs,
-                                latchMarginNs: 1_000_000))
+        pacer = Self.makePacer(intervalNs: intervalNs, presenter: presenter)
+        pacedGeneration = presenter.modeGeneration
+    }
+
+    private static func makePacer(intervalNs: UInt64, presenter: Presenter) -> FlipPacer {
+        FlipPacer(.init(streamIntervalNs: intervalNs, nominalRefreshNs: presenter.mode.refreshIntervalNs,
+                        latchMarginNs: 1_000_000))
     }
 
     // Loop state (one run per instance).
@@ -101,8 +111,10 @@ public final class PresentLoop {
     private var events: [FlipEvent] = []
     private var releasable: [UInt64] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-    /// DRM fd, signalfd, source wake fds: the descriptors every wait polls.
-    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 4)
+    /// DRM fd, signalfd, source wake fds, display watch: the descriptors every wait polls.
+    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 5)
+    /// The presenter's `modeGeneration` the pacer was made for.
+    private var pacedGeneration: Int
 
     deinit {
         scratch.deallocate()
@@ -153,6 +165,17 @@ public final class PresentLoop {
             // Flip events that already arrived (non-blocking): production running behind
             // schedule loops without sleeping, and must not starve the pacer of completions.
             if let outcome = awaitFlips(timeoutNs: 0) { return outcome }
+            if presenter.modeGeneration != pacedGeneration {
+                // A new mode: the frames the pacer holds were laid out for the old one (their
+                // buffers retired with it); the flip in flight lands first, then pacing restarts.
+                pacedGeneration = presenter.modeGeneration
+                if presenter.flipPending, let outcome = awaitFlips(timeoutNs: 200_000_000) { return outcome }
+                presenter.waitForPendingFlip(timeoutMs: 0)
+                pacer = Self.makePacer(intervalNs: intervalNs, presenter: presenter)
+                times.removeAll(keepingCapacity: true)
+                lastProduced = lastShown
+                if followSchedule, scheduleStart != nil { scheduleStart = MonotonicClock.nowNs() &- produced &* intervalNs }
+            }
             var now = MonotonicClock.nowNs()
 
             // Present first: the pacer decides on what is ready before more work starts.
@@ -265,11 +288,14 @@ public final class PresentLoop {
         fds[1] = pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0)
         let wakes = sourceWakeDescriptors.count
         for (i, fd) in sourceWakeDescriptors.enumerated() { fds[2 + i] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
-        _ = pf_poll_ns(fds, UInt(2 + wakes), Int64(timeoutNs))
+        let watched = displayWatch.map { $0.descriptor >= 0 } ?? false
+        if let watch = displayWatch, watched { fds[2 + wakes] = pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0) }
+        _ = pf_poll_ns(fds, UInt(2 + wakes + (watched ? 1 : 0)), Int64(timeoutNs))
         for i in 0..<wakes where fds[2 + i].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
             _ = read(fds[2 + i].fd, &counter, 8)
         }
+        if watched, fds[2 + wakes].revents & Int16(POLLIN) != 0 { displayWatch?.onReadable() }
         guard fds[0].revents & Int16(POLLIN) != 0 else { return nil }
         events.removeAll(keepingCapacity: true)
         let shownBefore = presenter.currentFrame

@@ -37,6 +37,9 @@ public enum KioskEvent: Sendable, Equatable {
     /// Something worth saying that changes nothing else: the trust store or an AU dump could not
     /// be written (the stream goes on).
     case notice(sentence: String)
+    /// The display was unplugged, plugged back, or another one with another mode took its
+    /// place; the runner already follows it on glass.
+    case displayChanged(DisplayNews)
     /// SIGINT or SIGTERM.
     case signal(QuitSignal)
     /// `nextDeadline` passed (the runner calls with the current time).

@@ -104,6 +104,10 @@ public struct KioskMachine: Sendable {
         case .notice(let sentence):
             state.notice = sentence
             return []
+        case .displayChanged(let news):
+            if let mode = news.mode { state.display = .glass(name: "\(news.connector) \(mode)") }
+            state.notice = news.sentence
+            return []
         case .pointer:
             return []
         case .controllersChanged(let list):

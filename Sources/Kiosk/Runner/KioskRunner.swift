@@ -432,6 +432,7 @@ public final class KioskRunner {
                     session.outbox.sendControl(.probeRequest(ProbeRequest(targetKbps: kbps, durationMs: 1_000)))
                 }
             }
+            session.onModeAnswer = { answer in events.post(.notice(sentence: Self.sentence(for: answer))) }
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
             audio?.attach(session)
@@ -547,7 +548,8 @@ public final class KioskRunner {
         var fds = [pollfd(fd: events.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: glass?.presenter.eventFD ?? -1, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: glass?.presenter.eventFD ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: glass?.watchDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         let now = MonotonicClock.nowNs()
         let deadline = min(deadlineNs ?? .max, glass?.nextRetryNs ?? .max)
         var timeoutNs: Int64 = 250_000_000
@@ -558,6 +560,7 @@ public final class KioskRunner {
             _ = read(fds[2].fd, &counter, 8)
         }
         if fds[3].revents & Int16(POLLIN) != 0, let glass { shell.readFlips(glass.presenter) }
+        if fds[4].revents & Int16(POLLIN) != 0, let change = glass?.checkDisplay() { displayChanged(change) }
         for signal in signals.drain() {
             switch signal {
             case .interrupt: feed(.signal(.interrupt))
@@ -631,6 +634,9 @@ public final class KioskRunner {
         // (no thread of its own — input will), so a file's step skips the look at the queue.
         loop.sourceWakeDescriptors = isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
         if machine.state.statsOverlay { showOverlay(s) }
+        loop.displayWatch = (glass.watchDescriptor, { [unowned self] in
+            if let change = glass.checkDisplay() { self.displayChanged(change) }
+        })
 
         // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
         let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
@@ -725,6 +731,38 @@ public final class KioskRunner {
         overlay = nil
         panelGeneration = nil
         glass?.presenter.setOverlay(nil)
+    }
+
+    // MARK: - The display changed
+
+    /// Glass already follows `change` (`Glass.checkDisplay`); here the rest hears it: the shell
+    /// (redrawn whole with the next refresh), the machine (console line, toast) and, on another
+    /// mode, the host of a running session, which is asked for it (Reconfigure; until it answers,
+    /// and if it refuses, its pictures are scaled onto the mode).
+    private func displayChanged(_ change: DisplayChange) {
+        shell.invalidate()   // the next screen is drawn whole (new mode) and committed (modeset)
+        switch change {
+        case .disconnected(let connector):
+            feed(.displayChanged(DisplayNews(connector: connector, mode: nil, modeChanged: false)))
+        case .reconnected(let connector, let mode):
+            feed(.displayChanged(DisplayNews(connector: connector, mode: mode.name, width: mode.width, height: mode.height,
+                                             modeChanged: false)))
+        case .modeChanged(let connector, _, let mode):
+            feed(.displayChanged(DisplayNews(connector: connector, mode: mode.name, width: mode.width, height: mode.height,
+                                             modeChanged: true)))
+            if let session = stream?.pipeline?.session {
+                session.outbox.requestMode(Mode(width: UInt32(mode.width), height: UInt32(mode.height),
+                                                refreshHz: UInt32(max(1, mode.vrefresh))))
+            }
+        }
+    }
+
+    private static func sentence(for answer: ModeAnswer) -> String {
+        switch answer {
+        case .accepted(let mode): "The host now streams \(mode.width)×\(mode.height) at \(mode.refreshHz) Hz."
+        case .refused(let requested, let active):
+            "The host keeps \(active.width)×\(active.height) (\(requested.width)×\(requested.height) was refused); it is scaled to fit."
+        }
     }
 
     // MARK: - Leaving

@@ -21,6 +21,7 @@ public final class ClientOutbox: @unchecked Sendable {
     private var inputs: [QueuedInput] = []
     private var keyframeWanted = false
     private var quitWanted = false
+    private var modeWanted: Mode?
 
     public init() {
         wakeDescriptor = pf_wake_fd()
@@ -63,6 +64,20 @@ public final class ClientOutbox: @unchecked Sendable {
     /// the newest frame on its next pass, unless one is already open (repeats are throttled there).
     public func requestKeyframe() {
         _ = enqueue { keyframeWanted = true; return true }
+    }
+
+    /// Asks the host for `mode` mid-stream (a Reconfigure, at most one per second; a newer wish
+    /// replaces one not sent yet). The answer arrives through `ClientSession.onModeAnswer`.
+    public func requestMode(_ mode: Mode) {
+        _ = enqueue { modeWanted = mode; return true }
+    }
+
+    /// The mode wished since the last call (pump thread).
+    func takeWantedMode() -> Mode? {
+        lock.withLock {
+            defer { modeWanted = nil }
+            return modeWanted
+        }
     }
 
     /// Ends the session early: the pump closes with the deliberate-quit code (0x51) on its next pass.

@@ -48,6 +48,7 @@ extension ClientSession {
         var control = params.controlReader
         var resync = params.clockRttNs.map { ClockResync(connectRTT: $0) }
         var batch = ClockBatch()
+        var modeRequests = ModeRequests()
         var batchDeadline: UInt64?
         func handle(_ frame: ControlFrame, now: UInt64) {
             guard let message = try? ControlMessage(frame: frame) else { return }
@@ -70,6 +71,8 @@ extension ClientSession {
                 let report = probe.finish(result)
                 lastProbe = report
                 onProbeReport?(report)
+            case .reconfigured(let reply):
+                if let answer = modeRequests.answered(reply) { onModeAnswer?(answer) }
             case .streamConfig(let config):
                 if let old = streamConfig, old.epoch != config.epoch {
                     // A new epoch restarts the picture stream: old losses are moot.
@@ -156,6 +159,11 @@ extension ClientSession {
             }
             outDatagrams.removeAll(keepingCapacity: true)
             outControls.removeAll(keepingCapacity: true)
+            if let mode = outbox.takeWantedMode() { modeRequests.want(mode) }
+            if let mode = modeRequests.due(nowNs: MonotonicClock.nowNs()),
+               (try? connection.write(stream: params.controlStream, ControlMessage.reconfigure(Reconfigure(mode: mode)).encoded)) != nil {
+                outboxSent += 1
+            }
             // Input leaves now, not at the next wake-up (up to 5 ms away).
             if handedOver { try? driver.flush() }
             if quitting {

@@ -189,6 +189,8 @@ public final class ClientSession {
     /// Control-stream messages after the handshake (StreamConfig epochs, Reconfigured,
     /// BitrateChanged, ProbeResult, …), including those held during the clock rounds.
     public var onControl: ((ControlMessage) -> Void)?
+    /// The host's answer to each mode request made through `outbox.requestMode` (pump thread).
+    public var onModeAnswer: ((ModeAnswer) -> Void)?
     /// The result of each speed test (a ProbeRequest sent through `outbox`, answered by ProbeResult).
     public var onProbeReport: ((ProbeMeter.Report) -> Void)?
     /// Once, when the handshake finished (`parameters` and `peerFingerprint` are set), before any

@@ -316,6 +316,14 @@ if selected audio; then
   stamp audio
 fi
 
+# --- hotplug: the display goes away and comes back at another mode under a presenting kiosk
+# (Tests/vm/guest/hotplug.sh, vkms with Tests/vm/vkms-hotplug.patch)
+if selected hotplug && [ -n "$VKMS" ]; then
+  . "$HOTPLUG_SH"
+  hotplug_run
+  stamp hotplug
+fi
+
 # --- autoconnect: boot-to-stream through mDNS discovery (Tests/vm/guest/autoconnect.sh); last,
 # since it leaves loopback multicast switched on and ran the test host beside the kiosk
 selected autoconnect && . "$AUTOCONNECT_SH"
