@@ -42,6 +42,8 @@ enum ElementPainter {
             let shown = e.title.isEmpty ? (e.detail ?? "") : e.title
             TextPainter.draw(shown, cr, x: f.x + pad, y: f.y, width: f.width - 2 * pad, size: body,
                              colour: e.title.isEmpty ? Palette.muted : Palette.text, centreIn: f.height)
+        case .pointer:
+            pointer(f, cr)
         case .hints(let hints, let glyphs):
             Palette.hintBar.set(cr)
             cairo_rectangle(cr, f.x, f.y, f.width, f.height)
@@ -60,6 +62,20 @@ enum ElementPainter {
                 x -= 56
             }
         }
+    }
+
+    /// An arrow pointer, tip at the frame's origin, white with a dark edge.
+    static func pointer(_ f: SceneRect, _ cr: OpaquePointer) {
+        let u = f.height / 20
+        let points: [(Double, Double)] = [(0, 0), (0, 16), (4, 12.5), (7, 19), (9.5, 18), (6.5, 11.5), (12, 11.5)]
+        cairo_move_to(cr, f.x, f.y)
+        for (x, y) in points.dropFirst() { cairo_line_to(cr, f.x + x * u, f.y + y * u) }
+        cairo_close_path(cr)
+        Palette.text.set(cr)
+        cairo_fill_preserve(cr)
+        Palette.hintBar.set(cr)
+        cairo_set_line_width(cr, u * 1.2)
+        cairo_stroke(cr)
     }
 
     /// A rounded panel; focused: lighter, with the accent ring around it.

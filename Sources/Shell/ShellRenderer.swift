@@ -14,8 +14,9 @@ public final class ShellRenderer {
     public let height: Int
     /// Panel pixels per design pixel.
     public let scale: Double
-    private let originX: Double
-    private let originY: Double
+    /// Where the design canvas's origin lies on the panel, panel pixels.
+    let originX: Double
+    let originY: Double
 
     /// How far the focus ring reaches outside an element's frame, design pixels.
     public static let ringOutset = 12.0

@@ -42,6 +42,8 @@ public struct SceneElement: Sendable, Equatable {
         case field
         /// The hint bar: the buttons that act on this screen, with the glyphs of the device in use.
         case hints([Hint], GlyphSet)
+        /// The mouse pointer: an arrow whose tip is the frame's top-left corner.
+        case pointer
     }
 
     public var kind: Kind

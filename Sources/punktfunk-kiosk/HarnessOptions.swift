@@ -12,6 +12,8 @@ struct HarnessOptions: ParsableArguments {
     var statsDump: String?
     @Option(name: .customLong("dmabuf-via"), help: ArgumentHelp(visibility: .private))
     var dmabufVia: String?
+    @Flag(name: .customLong("shell-trace"), help: ArgumentHelp(visibility: .private))
+    var shellTrace = false
 
     func validate() throws {
         if ScreendumpHandshake.parse(screendumpAt) == nil { throw ValidationError("--screendump-at must be picture numbers like 10,40") }

@@ -2,24 +2,23 @@ import ArgumentParser
 import Foundation
 import Kiosk
 import PunktfunkSession
-import PunktfunkTestHost
 import VideoDecode
 import Display
 
-/// `punktfunk-kiosk` with no subcommand: the kiosk itself. With `autoconnect` in the config (or
-/// `--autoconnect ID`) it is boot-to-stream: it waits for the network, finds the host (discovery,
-/// Wake-on-LAN, else its last address — `BootToStream`), streams it, and when the host is lost
-/// tries again every few seconds, saying so, instead of ending. Without it, until the shell
-/// exists, it streams the embedded demo host. On a machine with no usable display it says so in
-/// one sentence and runs the same session headless (one JSON stats line per second, and the count
-/// of decoded pictures at the end). Options given on the command line override the config.
+/// `punktfunk-kiosk` with no subcommand: the kiosk itself — the couch shell on the display
+/// (hosts found by discovery and saved in the config, pairing, settings, the stream and its menu),
+/// through one runner for the life of the process. With `autoconnect` in the config (or
+/// `--autoconnect ID`) it is boot-to-stream instead: it waits for the network, finds the host
+/// (discovery, Wake-on-LAN, else its last address — `BootToStream`), streams it, and when the host
+/// is lost tries again every few seconds, saying so. Without a usable display it says so in one
+/// sentence and ends (status 2). Options given on the command line override the config.
 struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
-        abstract: "Start the kiosk: the embedded demo stream on the display (headless without one).")
+        abstract: "Start the kiosk: the couch shell on the display (boot-to-stream with autoconnect).")
 
-    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else software).") var decoder: String?
-    @Option(help: "End after this many seconds (default: until Ctrl+C or SIGTERM).") var seconds: Double?
+    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else auto).") var decoder: String?
+    @Option(help: "End after this many seconds (default: until Ctrl+C, SIGTERM or Quit).") var seconds: Double?
     @Option(help: "Stream this saved or discovered host at start, retrying when it is lost (default: the config's autoconnect).") var autoconnect: String?
     @Option(help: "Seconds between tries when the autoconnect host is lost.") var retrySeconds = 5.0
     @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
@@ -38,33 +37,59 @@ struct KioskCommand: ParsableCommand {
     func run() throws {
         let config = ProfileConfig.load()
         if let host = autoconnect ?? config.autoconnect { return try bootToStream(host, config: config) }
-        var configuration = RunnerConfiguration(display: .kms(display.settings), profile: .anonymous,
-                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "software")!.rungs, decodeWhenHeadless: true,
-                                                sessionSeconds: seconds, statsLines: .whenHeadless)
-        configuration.harness = try harness.hooks(stats: display.stats)
-        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
+        let stats = display.stats || (config.statsOverlay ?? false)
+        var configuration = try makeConfiguration(config: config, stats: stats)
+        configuration.statsLines = .never
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
-        let demoHost: DemoHost
-        do { demoHost = try DemoHost(seconds: seconds ?? 315_360_000) } catch { throw failure("The demo host could not start: \(error)") }
-        defer { demoHost.stop() }
-        let entry = HostEntry(id: "demo", name: "demo host", address: demoHost.address.description,
-                              givenFingerprint: demoHost.fingerprint)
-        let machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess), hosts: [entry],
-                                   initialAction: .connect(hostID: entry.id), statsOverlay: display.stats)
+        var policy = KioskPolicy(afterJob: .returnToHosts, requiresDisplay: true)
+        policy.leaveGraceNs = 3_000_000_000
+        let machine = KioskMachine(policy: policy, hosts: config.hosts.map(\.hostEntry), statsOverlay: stats)
+        let browser = startDiscovery(feeding: runner)
+        defer { browser?.stop() }
+        if let seconds { runner.userInbox.post(.quit, afterSeconds: seconds) }
         let code = runner.run(machine)
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// The runner's configuration from the options, else the config.
+    private func makeConfiguration(config: KioskConfig, stats: Bool) throws -> RunnerConfiguration {
+        var configuration = RunnerConfiguration(display: .kms(display.settings(config: config)), profile: .configDirectory,
+                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "auto")!.rungs, decodeWhenHeadless: true,
+                                                sessionSeconds: nil, statsLines: .whenHeadless)
+        configuration.harness = try harness.hooks(stats: stats)
+        configuration.shellTrace = harness.shellTrace
+        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
+        return configuration
+    }
+
+    /// Discovery beside the runner for the life of the process: the hosts it lists now go to the
+    /// machine (`.hostsChanged`). nil (said on stderr) when no mDNS socket can be opened.
+    private func startDiscovery(feeding runner: KioskRunner) -> MDNSBrowser? {
+        let browser: MDNSBrowser
+        do { browser = try MDNSBrowser(port: mdnsPort, log: { note($0) }) } catch {
+            note("discovery is off: \(error)")
+            return nil
+        }
+        let inbox = runner.hostListInbox
+        let thread = Thread {
+            browser.run(for: nil) { hosts in
+                inbox.post(hosts.compactMap { h in
+                    h.dialAddress.map { HostEntry(id: h.id, name: h.name, address: $0, advertisedFingerprint: h.fingerprint) }
+                })
+            }
+        }
+        thread.name = "discovery"
+        thread.start()
+        return browser
     }
 
     /// Boot-to-stream: the config's host, retried every `retrySeconds` while it is lost; with
     /// `--seconds` one stream that ends the process (tests, the VM harness).
     func bootToStream(_ id: String, config: KioskConfig) throws {
         let stats = display.stats || (config.statsOverlay ?? false)
-        var configuration = RunnerConfiguration(display: .kms(display.settings(config: config)), profile: .configDirectory,
-                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "auto")!.rungs, decodeWhenHeadless: true,
-                                                sessionSeconds: seconds, statsLines: .whenHeadless)
-        configuration.harness = try harness.hooks(stats: stats)
-        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
+        var configuration = try makeConfiguration(config: config, stats: stats)
+        configuration.sessionSeconds = seconds
         // Before any thread exists (discovery's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
@@ -79,19 +104,7 @@ struct KioskCommand: ParsableCommand {
         policy.retryFailedHostAfterNs = UInt64(retrySeconds * 1e9)
         let machine = KioskMachine(policy: policy, hosts: [entry!], initialAction: .connect(hostID: entry!.id), statsOverlay: stats)
         // Discovery keeps running beside the stream: a retry dials the host where it is now.
-        let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) })
-        if let browser {
-            let inbox = runner.hostListInbox
-            let thread = Thread {
-                browser.run(for: nil) { hosts in
-                    inbox.post(hosts.compactMap { h in
-                        h.dialAddress.map { HostEntry(id: h.id, name: h.name, address: $0, advertisedFingerprint: h.fingerprint) }
-                    })
-                }
-            }
-            thread.name = "discovery"
-            thread.start()
-        }
+        let browser = startDiscovery(feeding: runner)
         defer { browser?.stop() }
         let code = runner.run(machine)
         if code != 0 { throw ExitCode(code) }

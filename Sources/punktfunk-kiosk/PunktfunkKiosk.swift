@@ -7,7 +7,7 @@ struct PunktfunkKiosk: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "punktfunk-kiosk",
         abstract: "A boot-to-stream client for punktfunk hosts.",
-        subcommands: [KioskCommand.self, ConnectCommand.self, PairCommand.self, DiscoverCommand.self, WakeCommand.self, PresentCommand.self, ProbeCommand.self,
+        subcommands: [KioskCommand.self, DemoCommand.self, ConnectCommand.self, PairCommand.self, DiscoverCommand.self, WakeCommand.self, PresentCommand.self, ProbeCommand.self,
                       DecodeCommand.self, SelfTest.self],
         defaultSubcommand: KioskCommand.self)
 }

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// The built `punktfunk-kiosk` as a user starts it: with no subcommand it is the kiosk (the
-/// embedded demo host streamed over a real loopback session). Where the display cannot be opened
-/// it says so in one sentence and runs the same session headless; the harness's options exist but
-/// `--help` does not show them. Skipped when the executable is not beside the test bundle.
+/// The built `punktfunk-kiosk` as a user starts it: with no subcommand it is the shell, which
+/// needs a display (without one it says so and ends with status 2); `demo` streams the embedded
+/// demo host over a real loopback session, headless where the display cannot be opened (said in
+/// one sentence); the harness's options exist but `--help` does not show them. Skipped when the executable is not beside the test bundle.
 @Suite(.serialized) struct KioskExecutableTests {
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("punktfunk-kiosk")
@@ -35,8 +35,15 @@ import Testing
     }
 
     @Test(.enabled(if: KioskExecutableTests.built, "punktfunk-kiosk is not built beside the test bundle; run `swift build --build-tests` first"))
-    func withoutADisplayTheKioskSaysSoAndStreamsTheDemoHeadless() throws {
-        let run = try Self.run(["--seconds", "2.5", "--drm-device", "/nonexistent/card9"])
+    func withoutADisplayTheShellSaysSoAndEndsWithStatus2() throws {
+        let run = try Self.run(["--seconds", "5", "--drm-device", "/nonexistent/card9", "--input", "none", "--mdns-port", "0"])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("There is no usable display (cannot open /nonexistent/card9"), "\(run.stderr)")
+    }
+
+    @Test(.enabled(if: KioskExecutableTests.built, "punktfunk-kiosk is not built beside the test bundle; run `swift build --build-tests` first"))
+    func withoutADisplayTheDemoSaysSoAndStreamsHeadless() throws {
+        let run = try Self.run(["demo", "--seconds", "2.5", "--drm-device", "/nonexistent/card9"])
         #expect(run.status == 0, "\(run.stderr)")
         let sentences = run.stderr.split(separator: "\n").filter { $0.contains("Running without a display.") }
         #expect(sentences.count == 1, "\(run.stderr)")
@@ -60,12 +67,12 @@ import Testing
 
     @Test(.enabled(if: KioskExecutableTests.built, "punktfunk-kiosk is not built beside the test bundle; run `swift build --build-tests` first"))
     func harnessOptionsStayOutOfHelp() throws {
-        for command in [["--help"], ["connect", "--help"], ["present", "--help"], ["kiosk", "--help"]] {
+        for command in [["--help"], ["connect", "--help"], ["present", "--help"], ["kiosk", "--help"], ["demo", "--help"]] {
             let run = try Self.run(command)
             #expect(run.status == 0)
             let help = run.stdout + run.stderr
             #expect(help.contains("--drm-device") || command == ["--help"], "\(command): \(help)")
-            for hidden in ["--screendump-at", "--stats-dump", "--dmabuf-via"] {
+            for hidden in ["--screendump-at", "--stats-dump", "--dmabuf-via", "--shell-trace"] {
                 #expect(!help.contains(hidden), "\(command) shows \(hidden)")
             }
         }

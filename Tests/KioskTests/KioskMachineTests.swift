@@ -451,21 +451,32 @@ import Kiosk
         #expect(oneShot.send(.stream(job: 1, .ended(.finished))) == [.exit(code: 0)])
     }
 
-    @Test func theEscapeChordEndsTheStreamLikeDisconnect() {
+    /// On glass the chord opens the in-stream menu over the stream (Resume focused) and closes it
+    /// again; the stream is not touched.
+    @Test func theEscapeChordOpensAndClosesTheMenuOnGlass() {
         var box = Box()
         box.streaming()
-        #expect(box.send(.user(.escapeChord)) == [.stopStream(job: 1)])
-        #expect(box.phase == .choosingHost(focus: "living-room"))
-        // Also from the open menu; and outside a stream it does nothing.
-        var menu = Box()
-        menu.streaming()
-        menu.send(.user(.openMenu))
-        #expect(menu.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        #expect(box.send(.user(.escapeChord)) == [])
+        guard case .inStreamMenu(let s, .resume) = box.phase else { Issue.record("no menu: \(box.phase)"); return }
+        #expect(s.job == 1)
+        #expect(box.send(.user(.escapeChord)) == [])
+        guard case .streaming = box.phase else { Issue.record("the menu stayed: \(box.phase)"); return }
         var idle = Box()
         _ = idle.start()
         #expect(idle.send(.user(.escapeChord)) == [])
+    }
+
+    /// Headless there is no menu to show: the chord ends the stream like the menu's disconnect.
+    @Test func theEscapeChordEndsAHeadlessStreamLikeDisconnect() {
+        var box = Box()
+        _ = box.start(known: Self.trusted(), display: .headlessByRequest)
+        box.send(.user(.connect(hostID: "living-room")))
+        box.send(.resolved(job: 1, key: Self.key))
+        box.send(.stream(job: 1, .firstPicture))
+        #expect(box.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        #expect(box.phase == .choosingHost(focus: "living-room"))
         var oneShot = Box(Self.oneShot, initial: .connect(hostID: "living-room"))
-        _ = oneShot.start(known: Self.trusted())
+        _ = oneShot.start(known: Self.trusted(), display: .headlessByRequest)
         oneShot.send(.resolved(job: 1, key: Self.key))
         oneShot.send(.stream(job: 1, .firstPicture))
         #expect(oneShot.send(.user(.escapeChord)) == [.stopStream(job: 1)])
@@ -646,7 +657,8 @@ import Kiosk
 
         var person = KioskMachineTests.Box(policy)
         person.streaming()
-        #expect(person.send(.user(.escapeChord)) == [.stopStream(job: 1)])
+        person.send(.user(.escapeChord))
+        #expect(person.send(.user(.menu(.disconnect))) == [.stopStream(job: 1)])
         #expect(person.send(.stream(job: 1, .ended(.finished))) == [])
         #expect(person.phase == .choosingHost(focus: "living-room"))
         #expect(person.machine.nextDeadline == nil)

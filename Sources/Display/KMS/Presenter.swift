@@ -54,9 +54,9 @@ public final class Presenter {
         }
     }
 
-    /// Buffers and geometry for one frame layout.
+    /// Buffers and geometry for one frame layout, or for the canvas (`key` nil).
     private struct Pipeline {
-        var key: LayoutKey
+        var key: LayoutKey?
         var plan: PlanePlan
         var slots: [Slot]
         var background: DumbBuffer?
@@ -65,7 +65,8 @@ public final class Presenter {
         var destination: PixelRect
         /// XRGB path: where the picture goes inside the mode-sized buffer.
         var drawRect: PixelRect
-        var converter: YUVToRGBConverter
+        /// nil on the canvas (nothing is converted there).
+        var converter: YUVToRGBConverter?
         var colour: (encoding: UInt64?, range: UInt64?)
         /// Import route: framebuffers of the decoder's surfaces; `slots` holds one per picture
         /// between fill and release (at most `ringSize`). nil on the CPU route.
@@ -325,7 +326,7 @@ public final class Presenter {
 
     /// Adds the whole display state for showing `slot` to a request: the video plane, the
     /// background plane, every other touched plane off, and with `modeset` the connector and CRTC.
-    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool) throws(KMSError) {
+    private func addState(to req: inout AtomicRequest, pipeline p: Pipeline, slot: Slot, modeset: Bool, fence: Bool = true) throws(KMSError) {
         if modeset {
             req.add(connectorProps, "CRTC_ID", UInt64(crtc))
             try hdr.addModesetState(to: &req, device: device)
@@ -334,7 +335,7 @@ public final class Presenter {
         }
         let video = planeProps[p.plan.plane]!
         req.add(video, "FB_ID", UInt64(slot.framebuffer))
-        if let fence = slot.picture.flatMap(Self.inFence), video["IN_FENCE_FD"] != nil { req.add(video, "IN_FENCE_FD", UInt64(fence)) }
+        if fence, let fd = slot.picture.flatMap(Self.inFence), video["IN_FENCE_FD"] != nil { req.add(video, "IN_FENCE_FD", UInt64(fd)) }
         req.add(video, "CRTC_ID", UInt64(crtc))
         req.add(video, "SRC_X", p.source.x); req.add(video, "SRC_Y", p.source.y)
         req.add(video, "SRC_W", p.source.width); req.add(video, "SRC_H", p.source.height)
@@ -405,7 +406,8 @@ public final class Presenter {
                 slot.drawn = p.drawRect
             }
             var columns = scratchColumns
-            try p.converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
+            guard let converter = p.converter else { return false }
+            try converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
             scratchColumns = columns
             slot.overlay = overlay.composite(into: buffer, video: p.drawRect)
         } else {
@@ -435,7 +437,38 @@ public final class Presenter {
         do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
         overlay.committed()
         needsModeset = false
+        overlayChanged = false
         queuedSlot = slot
+    }
+
+    /// Set by `setOverlay`, cleared by the next commit that carries the overlay.
+    private var overlayChanged = false
+
+    /// The overlay changed and no commit has carried it yet.
+    public var overlayChangePending: Bool { overlayChanged }
+
+    /// Shows a changed overlay without a new video frame (a menu over a stream whose host sends no
+    /// new pictures): commits the frame on screen again, unchanged, with the overlay's new state
+    /// (NONBLOCK | PAGE_FLIP_EVENT; the flip completes like any other). Only on the plane route —
+    /// a composited overlay lives inside the video's pixels and waits for the next frame.
+    /// - Returns: whether a commit went out (false: nothing pending, a flip in flight, no frame
+    ///   on screen, the VT away, or compositing).
+    @discardableResult
+    public func commitOverlayChange() throws(KMSError) -> Bool {
+        guard overlayChanged, isActive, queuedSlot == nil, let p = pipeline, p.key != nil, let slot = currentSlot,
+              p.slots.contains(where: { $0 === slot }), overlay.route != .composite else { return false }
+        overlay.stage()
+        var req = try AtomicRequest()
+        // The picture on screen was fenced when it first went out: nothing to wait for again.
+        try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset, fence: false)
+        var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
+        if needsModeset { flags |= CommitFlags.allowModeset }
+        do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
+        overlay.committed()
+        needsModeset = false
+        overlayChanged = false
+        queuedSlot = slot
+        return true
     }
 
     /// Whether a commit's flip is pending.
@@ -592,11 +625,53 @@ public final class Presenter {
     /// The static HDR metadata in use (nil: none seen).
     public var hdrMetadata: HDRStaticMetadata? { hdr.metadata }
 
+    // MARK: canvas
+
+    /// Increases whenever a new set of canvas buffers is made (their earlier drawings are gone).
+    public private(set) var canvasGeneration = 0
+
+    /// Canvas buffers: current + queued + one being drawn.
+    static let canvasBuffers = 3
+
+    /// A free mode-sized XRGB8888 buffer for drawing a whole screen (the shell), tagged `id` for
+    /// `commit(frame:)` and `release(frame:)` like a video frame. The first call after video (or at
+    /// start) sets up the canvas: its buffers on a plane covering the CRTC (TEST_ONLY-confirmed),
+    /// cleared to black; the video pipeline retires until the next flip.
+    /// - Returns: nil when every canvas buffer is on screen, queued or not yet released.
+    public func canvas(id: UInt64) throws(KMSError) -> CanvasBuffer? {
+        if pipeline == nil || pipeline?.key != nil {
+            let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex, wanted: [(.xrgb8888, FormatModifier.linear)])
+            let full = PixelRect(x: 0, y: 0, width: mode.width, height: mode.height)
+            _ = try adoptFirstAccepted(plans, ifNone: .noPlane(format: "XR24 for the canvas")) { plan throws(KMSError) in
+                var slots: [Slot] = []
+                for _ in 0..<Self.canvasBuffers {
+                    let b = try DumbBuffer(device: device, width: mode.width, height: mode.height, format: .xrgb8888)
+                    b.clearToBlack()
+                    slots.append(Slot(b))
+                }
+                let candidate = Pipeline(key: nil, plan: plan, slots: slots, background: nil, source: FixedPointRect(full),
+                                         destination: full, drawRect: full, converter: nil, colour: (nil, nil))
+                return (candidate, slots[0])
+            }
+            canvasGeneration += 1
+        }
+        guard let p = pipeline, let index = p.slots.firstIndex(where: { $0.frame == nil }), let buffer = p.slots[index].buffer else { return nil }
+        let slot = p.slots[index]
+        slot.frame = id
+        slot.releaseRequested = false
+        return CanvasBuffer(id: id, pixels: buffer.map, pitch: buffer.pitch, width: mode.width, height: mode.height,
+                            generation: canvasGeneration, index: index)
+    }
+
+    /// Whether the canvas (not video) is what the next commit shows.
+    public var showsCanvas: Bool { pipeline != nil && pipeline?.key == nil }
+
     // MARK: stats overlay
 
     /// Shows `image` (nil = none) from the next committed frame on, on the route `OverlayLayer`
     /// chose: its own plane, composited into XRGB slots, or not at all.
     public func setOverlay(_ image: OverlayImage?) {
+        if image?.generation != overlay.image?.generation { overlayChanged = true }
         overlay.set(image)
         if !overlay.routed, let p = pipeline {
             routeOverlay(p)

@@ -91,6 +91,8 @@ public final class PresentLoop {
 
     // Loop state (one run per instance).
     private var lastShown: UInt64?
+    /// When the last commit went out (video or overlay alone), CLOCK_MONOTONIC ns.
+    private var lastCommitNs: UInt64?
     private var hold: (id: UInt64, n: Int)?
     private var scheduleStart: UInt64?
     private var produced: UInt64 = 0
@@ -161,6 +163,7 @@ public final class PresentLoop {
                     do {
                         try presenter.commit(frame: f.id)
                         let t = MonotonicClock.nowNs()
+                        lastCommitNs = t
                         pacer.committed(f, nowNs: t)
                         times[f.id, default: (f.readyNs, 0)].commit = t
                         consecutiveFailures = 0
@@ -220,13 +223,27 @@ public final class PresentLoop {
                 }
             }
 
+            // An overlay change (the menu over the stream) rides the next video commit; when no
+            // frame went out for two intervals (a host that sends nothing new), it goes out alone.
+            var overlayAtNs: UInt64?
+            if presenter.overlayChangePending, presenter.isActive, !presenter.flipPending, pacer.inFlightFrame == nil {
+                let at = (lastCommitNs ?? 0) &+ 2 &* max(intervalNs, presenter.mode.refreshIntervalNs)
+                now = MonotonicClock.nowNs()
+                if now < at {
+                    overlayAtNs = at
+                } else if (try? presenter.commitOverlayChange()) == true {
+                    lastCommitNs = now
+                    continue
+                }
+            }
+
             if sourceDone, pending == nil, hold == nil, !presenter.flipPending,
                lastProduced == nil || lastShown == lastProduced {
                 return .finished
             }
 
             // Sleep until a flip event, a signal, or the next deadline.
-            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max, resumeRetryAtNs ?? .max)
+            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max, resumeRetryAtNs ?? .max, overlayAtNs ?? .max)
             // ns timeouts (ppoll): a hold deadline must not wake up to 1 ms late, as ms poll would.
             var timeoutNs: UInt64 = 1_000_000_000
             if deadline != .max {

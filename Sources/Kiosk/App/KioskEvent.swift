@@ -52,6 +52,9 @@ public struct StartReport: Sendable, Equatable {
         /// with modes, the requested mode is not offered, another session holds it).
         case unusable(sentence: String)
 
+        /// Streams and the shell go to a display.
+        public var isGlass: Bool { if case .glass = self { true } else { false } }
+
         /// Why there is no display to use; nil when streams go to glass or headless was asked for.
         public var problem: String? {
             switch self {
@@ -89,8 +92,8 @@ public enum UserAction: Sendable, Equatable {
     /// The escape chord while streaming: the in-stream menu over the running stream.
     case openMenu
     /// An input escape chord fired (keyboard Ctrl+Alt+Shift+Q, pad Start+Select+L1+R1, on
-    /// release). Until the shell's in-stream menu exists it ends the stream like the menu's
-    /// "disconnect".
+    /// release): on glass the in-stream menu opens (or closes); headless it ends the stream like
+    /// the menu's "disconnect".
     case escapeChord
     case menu(MenuChoice)
     /// Leave the kiosk.

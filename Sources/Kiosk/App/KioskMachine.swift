@@ -176,7 +176,15 @@ public struct KioskMachine: Sendable {
             if case .streaming(let s) = state.phase { state.phase = .inStreamMenu(s, selection: .resume) }
             return []
         case .escapeChord:
+            // On glass the chord opens the in-stream menu (again: closes it); headless there is
+            // no menu to show, so it ends the stream like the menu's "disconnect".
             switch state.phase {
+            case .streaming(let s) where state.display?.isGlass == true:
+                state.phase = .inStreamMenu(s, selection: .resume)
+                return []
+            case .inStreamMenu(let s, _) where state.display?.isGlass == true:
+                state.phase = .streaming(s)
+                return []
             case .streaming(let s), .inStreamMenu(let s, _):
                 state.phase = .inStreamMenu(s, selection: .disconnect)
                 return user(.menu(.disconnect), now: now)

@@ -28,6 +28,12 @@ public struct KioskConfig: Sendable, Equatable {
             self.fingerprint = fingerprint; self.macs = macs
         }
 
+        /// The host as the shell lists it: its name (else id), its last address (else the id, for
+        /// discovery to place), pinned to its saved fingerprint.
+        public var hostEntry: HostEntry {
+            HostEntry(id: id, name: name ?? id, address: lastDialAddress ?? id, givenFingerprint: fingerprint)
+        }
+
         /// The first saved address with the saved port (else the default), as a connect dials it.
         public var lastDialAddress: String? {
             addresses.first.map { DiscoveredHost.dialAddress(ip: $0, port: port ?? HostResolver.defaultPort) }

@@ -9,6 +9,7 @@ import HEVC
 import Input
 import PunktfunkSession
 import PunktfunkWire
+import Shell
 import VideoDecode
 
 /// Runs a `KioskMachine` against the real world, on the calling thread (the presenting thread):
@@ -43,6 +44,17 @@ public final class KioskRunner {
     private var deadlineNs: UInt64?
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
     public private(set) var trusted: [(key: String, fingerprint: String)] = []
+    /// The shell's screens on glass and its panels over a stream.
+    private let shell: ShellScreen
+    /// A passing message shown over the stream until `untilNs`.
+    private var toast: (text: String, untilNs: UInt64)?
+    /// The generation of the panel image handed to the presenter (nil: no panel over the stream).
+    private var panelGeneration: UInt64?
+    /// A panel change to trace once the flip showing it completed: the screen name, and the
+    /// overlay generation that must be on glass (nil: no panel).
+    private var panelTrace: (name: String, generation: UInt64?)?
+    /// How long a toast stays over the stream, ns.
+    static let toastNs: UInt64 = 4_000_000_000
 
     /// Blocks SIGINT, SIGTERM and the VT signals for the whole process and opens their signalfd.
     /// - Precondition: call before any other thread exists (threads inherit the blocked mask; a
@@ -50,10 +62,13 @@ public final class KioskRunner {
     public init(configuration: RunnerConfiguration) throws(KMSError) {
         self.configuration = configuration
         signals = try SignalWatch()
+        shell = ShellScreen(trace: configuration.shellTrace)
     }
 
     /// Where another thread (discovery) hands the machine the hosts it lists now.
     public var hostListInbox: HostListInbox { HostListInbox(events: events) }
+    /// Where another thread hands the machine a person's action.
+    public var userInbox: UserInbox { UserInbox(events: events) }
 
     /// Runs `machine` until it issues `.exit` (once per runner). - Returns: the process exit status.
     public func run(_ machine: KioskMachine) -> Int32 {
@@ -92,14 +107,90 @@ public final class KioskRunner {
     /// Hands one event to the machine, says what changed, performs the effects.
     private func feed(_ event: KioskEvent) {
         let before = machine.state
-        let effects = machine.handle(event, now: MonotonicClock.nowNs())
+        let now = MonotonicClock.nowNs()
+        let effects = machine.handle(event, now: now)
         deadlineNs = machine.nextDeadline
+        if let notice = machine.state.notice { toast = (notice, now + Self.toastNs) }
         for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
         for effect in effects { perform(effect) }
     }
 
+    /// The glyphs of the hint bar: the controller last used, else the keyboard's.
+    private var glyphs: GlyphSet { .xbox }
+
+    // MARK: - The shell on glass
+
+    /// Draws the screen the state asks for when no stream is on glass (between streams, before
+    /// the first, after the last). A stream's screens over the video are `updatePanel`'s.
+    private func refreshShell() {
+        guard let glass, exitCode == nil else { return }
+        let state = machine.state
+        guard let view = ShellSceneBuilder.view(for: state, glyphs: glyphs), view.panel == nil else { return }
+        shell.show(view, name: Self.screenName(state), on: glass.presenter) {
+            defer { nextFrameID += 1 }
+            return nextFrameID
+        }
+    }
+
+    /// The panel over the stream: the in-stream menu, else the resuming notice or a toast, else
+    /// none (the stats overlay, when on, has the overlay back).
+    private func updatePanel() {
+        guard let presenter = glass?.presenter else { return }
+        let state = machine.state
+        var view: ShellView?
+        var name = "menu"
+        switch state.phase {
+        case .inStreamMenu:
+            view = ShellSceneBuilder.view(for: state, glyphs: glyphs)
+        case .streaming(let s):
+            name = "toast"
+            if let attempt = s.resuming {
+                view = ShellSceneBuilder.toast("The connection was lost. Reconnecting (attempt \(attempt))…")
+            } else if let t = toast, MonotonicClock.nowNs() < t.untilNs {
+                view = ShellSceneBuilder.toast(t.text)
+            } else {
+                toast = nil
+            }
+        default:
+            break
+        }
+        let image = shell.overlay(for: view, mode: presenter.mode)
+        guard image?.generation != panelGeneration else { return }
+        if image != nil, overlay != nil { overlay = nil }   // the stats overlay waits under the panel
+        panelGeneration = image?.generation
+        presenter.setOverlay(image)
+        panelTrace = (image == nil ? "streaming" : name, image?.generation)
+    }
+
+    /// The trace's name for the screen `state` shows.
+    static func screenName(_ state: KioskState) -> String {
+        switch state.phase {
+        case .starting: "starting"
+        case .choosingHost:
+            switch state.shell.top {
+            case .home: "home"
+            case .host: "host"
+            case .pin: "pin"
+            case .addHost: "addHost"
+            case .settings: "settings"
+            case .info: "info"
+            case .confirm: "confirm"
+            }
+        case .pairing: "pairing"
+        case .connecting: "connecting"
+        case .streaming: "streaming"
+        case .inStreamMenu: "menu"
+        case .error: "error"
+        case .leaving: "leaving"
+        }
+    }
+
     private func feedQueued() {
-        for event in events.drain() { feed(translate(event)) }
+        for (event, postedNs) in events.drain() {
+            // A person's input: the shell's next frame on glass answers it (input→glass latency).
+            if case .navigate = event { shell.noteInput(atNs: postedNs) }
+            feed(translate(event))
+        }
         if let deadline = deadlineNs, MonotonicClock.nowNs() >= deadline { feed(.timer) }
     }
 
@@ -407,7 +498,8 @@ public final class KioskRunner {
     private func idle() {
         var fds = [pollfd(fd: events.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: glass?.presenter.eventFD ?? -1, events: Int16(POLLIN), revents: 0)]
         let now = MonotonicClock.nowNs()
         let deadline = min(deadlineNs ?? .max, glass?.nextRetryNs ?? .max)
         var timeoutNs: Int64 = 250_000_000
@@ -417,16 +509,20 @@ public final class KioskRunner {
             var counter: UInt64 = 0
             _ = read(fds[2].fd, &counter, 8)
         }
+        if fds[3].revents & Int16(POLLIN) != 0, let glass { shell.readFlips(glass.presenter) }
         for signal in signals.drain() {
             switch signal {
             case .interrupt: feed(.signal(.interrupt))
             case .terminate: feed(.signal(.terminate))
-            case .vtRelease, .vtAcquire: glass?.handle(signal)
+            case .vtRelease, .vtAcquire:
+                glass?.handle(signal)
+                shell.invalidate()
             }
         }
         glass?.retryResume(nowNs: MonotonicClock.nowNs())
         takePictures()
         feedQueued()
+        refreshShell()
     }
 
     /// Decoded pictures while not presenting: the first is held for the display (and reported);
@@ -460,6 +556,9 @@ public final class KioskRunner {
         s.presented = true
         let presenter = glass.presenter
         let pipeline = s.pipeline
+        shell.yield(to: presenter)
+        panelGeneration = nil
+        panelTrace = ("streaming", nil)
         presenter.setHDRMetadata(pipeline?.hostHDR.takeNew())
         do {
             _ = try presenter.configure(for: first)
@@ -496,6 +595,10 @@ public final class KioskRunner {
         let audio = live?.audio
         var captureTimes = [(id: UInt64, ns: UInt64)](repeating: (.max, 0), count: audio == nil ? 0 : 64)
         loop.onShown = { [unowned self] id, flipNs, readyNs in
+            if let t = self.panelTrace, t.generation == nil || presenter.overlayOnGlass?.generation == t.generation {
+                self.panelTrace = nil
+                self.shell.note(t.name)
+            }
             self.overlay?.shown(frame: id, flipNs: flipNs, readyNs: readyNs, nowNs: MonotonicClock.nowNs())
             guard let audio else { return }
             let t = captureTimes[Int(id % 64)]
@@ -516,10 +619,11 @@ public final class KioskRunner {
         do {
             outcome = try loop.run(steps: { () throws -> PresentLoop.SourceStep in
                 if !isFile, self.hasNews { self.feedQueued() }
+                self.updatePanel()
                 // Leaving: stop producing — except for a session's last pictures, which drain
                 // once its decoder closed the output (the stream ended by itself).
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
-                if self.machine.state.statsOverlay, self.overlay == nil { self.showOverlay(s) }
+                if self.machine.state.statsOverlay, self.overlay == nil, self.panelGeneration == nil { self.showOverlay(s) }
                 if isFile {
                     // The file source numbers its frames itself (passes and first-pass indices).
                     if s.stopRequested { return .end }
@@ -569,8 +673,9 @@ public final class KioskRunner {
     }
 
     private func overlayOff() {
-        guard overlay != nil else { return }
+        guard overlay != nil || panelGeneration != nil else { return }
         overlay = nil
+        panelGeneration = nil
         glass?.presenter.setOverlay(nil)
     }
 
@@ -586,12 +691,33 @@ public final class KioskRunner {
             s.releasePictures()
         }
         stream = nil
+        if let glass, let l = shell.inputToGlassSummary {
+            let refresh = Double(glass.presenter.mode.refreshIntervalNs) / 1e6
+            say(String(format: "shell: input→glass p50 %.1f ms, max %.1f ms over %d screens (one refresh: %.1f ms)", l.p50Ms, l.maxMs, l.count, refresh))
+        }
         glass?.close()
         glass = nil
     }
 
     private func say(_ line: String) {
         FileHandle.standardError.write(Data("punktfunk-kiosk: \(line)\n".utf8))
+    }
+}
+
+/// Posts a person's action to a runner's machine from any thread (the command line's `--seconds`).
+public struct UserInbox: Sendable {
+    let events: EventQueue
+
+    public func post(_ action: UserAction) { events.post(.user(action)) }
+
+    /// Posts `action` after `seconds`, from a thread of its own.
+    public func post(_ action: UserAction, afterSeconds seconds: Double) {
+        let thread = Thread { [self] in
+            Thread.sleep(forTimeInterval: seconds)
+            post(action)
+        }
+        thread.name = "timer"
+        thread.start()
     }
 }
 

@@ -73,6 +73,9 @@ public struct RunnerConfiguration {
     public var audioRealtimePriority: Int32 = 5
     /// ALSA capture device for the mic uplink (nil: none); used when the host grants the mic.
     public var micDevice: String?
+    /// One JSON line per shell screen that reached glass, on stdout: `{"shell":"home","flip":N}`
+    /// (the VM harness waits on these before its screendumps).
+    public var shellTrace = false
 
     public enum AudioChoice: Equatable {
         case none

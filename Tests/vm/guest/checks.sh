@@ -211,13 +211,13 @@ fi
 
 # --- overlay: `--stats` with `--stats-dump` (the overlay image on glass at each screendump).
 # bochs-drm has only a primary plane: the overlay is composited into the XRGB frame (present, and
-# the kiosk with no subcommand — the embedded demo stream — where the box lies on the black border). vkms (enable_overlay=1): the overlay
+# `kiosk demo` — the embedded demo stream — where the box lies on the black border). vkms (enable_overlay=1): the overlay
 # rides its own AR24 plane above the video, read back with kmstool while the frame is shown.
 if selected overlay; then
   present overlay-bochs-drm vga "$FIXTURES/$OVERLAY_FIXTURE" --drm-device "$BOCHS" \
     --mode "$(mode_of bochs-drm 1024x768)" --fps 10 --screendump-at "$OVERLAY_FRAMES" \
     --stats --stats-dump "$O/overlay-bochs-drm"
-  kiosk_run overlay-demo-bochs-drm vga --seconds "$DEMO_SECONDS" --drm-device "$BOCHS" \
+  kiosk_run overlay-demo-bochs-drm vga demo --seconds "$DEMO_SECONDS" --drm-device "$BOCHS" \
     --mode "$(mode_of bochs-drm 1024x768)" --screendump-at "$OVERLAY_DEMO_FRAMES" \
     --stats --stats-dump "$O/overlay-demo-bochs-drm"
   if [ -n "$VKMS" ]; then

@@ -66,17 +66,32 @@ public enum ShellSceneBuilder {
         case .streaming, .leaving:
             return nil
         case .inStreamMenu(let s, let selection):
-            e.append(heading(name(of: s.target)))
+            // A panel over the stream, which keeps playing around it.
+            let p = menuPanel
+            e.append(SceneElement(.heading, frame: SceneRect(x: p.x + 48, y: p.y + 30, width: p.width - 96, height: 100), title: name(of: s.target)))
             let labels: [(MenuChoice, String)] = [(.resume, "Resume"), (.toggleStats, state.statsOverlay ? "Hide stats" : "Show stats"),
                                                   (.disconnect, "Disconnect"), (.quit, "Quit")]
-            let frames = ShellLayout.list(count: labels.count, top: ShellLayout.contentTop, width: 800)
+            let frames = ShellLayout.list(count: labels.count, top: p.y + 150, x: p.x + 60, width: p.width - 120)
             for ((choice, label), f) in zip(labels, frames) {
                 e.append(SceneElement(.button, frame: f, title: label, focused: choice == selection), target: .menu(choice))
             }
-            hints = [Hint(.confirm, "Select"), Hint(.back, "Resume")]
+            let hintFrame = SceneRect(x: p.x + 24, y: p.y + p.height - 120, width: p.width - 48, height: 96)
+            e.append(SceneElement(.hints([Hint(.confirm, "Select"), Hint(.back, "Resume")], glyphs), frame: hintFrame))
+            return ShellView(scene: ShellScene(elements: e.elements), targets: e.targets, panel: p)
         }
         e.append(SceneElement(.hints(hints, glyphs), frame: ShellLayout.hintFrame))
         return ShellView(scene: ShellScene(elements: e.elements), targets: e.targets)
+    }
+
+    /// Where the in-stream menu's panel lies on the design canvas (centred).
+    public static let menuPanel = SceneRect(x: 560, y: 170, width: 800, height: 740)
+
+    /// A passing message over the stream (the connection is being resumed, a notice): a panel
+    /// near the bottom, the stream around it.
+    public static func toast(_ text: String) -> ShellView {
+        let p = SceneRect(x: 360, y: 880, width: 1200, height: 130)
+        let line = SceneElement(.statement, frame: SceneRect(x: p.x + 40, y: p.y + 20, width: p.width - 80, height: p.height - 40), title: text)
+        return ShellView(scene: ShellScene(elements: [line]), targets: [nil], panel: p)
     }
 
     /// The host list's pages. - Returns: the hints for the page.
@@ -225,6 +240,13 @@ public struct ShellView: Sendable, Equatable {
     public var scene: ShellScene
     /// One per element of `scene`, in order.
     public var targets: [PointerTarget?]
+    /// nil: the scene fills the screen. Else the scene is a panel floating over the stream
+    /// (`PanelRenderer`), inside this rectangle of the design canvas.
+    public var panel: SceneRect?
+
+    public init(scene: ShellScene, targets: [PointerTarget?], panel: SceneRect? = nil) {
+        self.scene = scene; self.targets = targets; self.panel = panel
+    }
 }
 
 /// Elements being laid out, with their pointer targets alongside.
