@@ -2,7 +2,7 @@
 # drives the couch shell (`punktfunk-kiosk` with no subcommand) on bochs-drm at 1024x768:
 # pf-testhost announces "$SHELL_HOST_NAME" over mDNS and admits paired devices only, with a PIN
 # window armed; the pad opens its card, pairs with the PIN on the digit pad, connects, opens the
-# in-stream menu with Start, chooses Disconnect and is back on home. Each input waits for the
+# in-stream menu with the escape chord, chooses Disconnect and is back on home. Each input waits for the
 # kiosk's next --shell-trace line ({"shell":"<screen>","flip":N}: a shell frame on glass), so the
 # screendumps show the screen the step expects. Evidence (verify_shell.py judges, with OCR):
 #   shell.{stdout (the trace),stderr,rc}, shell-steps.log, shell-host.stderr, shell-pad.{jsonl,stderr},
@@ -109,8 +109,14 @@ sh_walk() {
   shot shell-frame-1 vga
   sleep 1.5
   shot shell-frame-2 vga
-  # Start opens the in-stream menu over the stream; down twice to Disconnect, A
-  sh_press "tap pad BTN_START" menu || return 1
+  # the pad's escape chord (Start+Select+L1+R1, fires on release; while streaming the pad's
+  # buttons are the host's) opens the in-stream menu over the stream; down twice to Disconnect, A
+  before=$(sh_lines)
+  sh_step "escape chord (expect menu)"
+  for b in BTN_START BTN_SELECT BTN_TL BTN_TR; do echo "key pad $b 1" >&8; done
+  echo "sleep 0.1" >&8
+  for b in BTN_TR BTN_TL BTN_SELECT BTN_START; do echo "key pad $b 0" >&8; done
+  sh_wait menu 30 "$before" || return 1
   shot shell-menu vga
   sh_press "hat pad down" menu || return 1
   sh_press "hat pad down" menu || return 1
