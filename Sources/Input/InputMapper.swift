@@ -15,7 +15,11 @@ import PunktfunkWire
 /// escape chords' own keys are released to the host when a chord arms and withheld until it
 /// fires (on the release of its last key). After `init`, handling an event allocates nothing.
 public final class InputMapper {
-    public let sink: InputSink
+    /// Where events go: the attached session's sink (a `DetachedSink` when none).
+    public private(set) var sink: InputSink
+    /// The devices' input goes to the shell: nothing is sent and the host holds nothing (see
+    /// `leaveForShell`). The policy stays, so returning needs no new arrival announcements.
+    public private(set) var inShell = false
     /// Called when an escape chord fires (input thread).
     public var onEscape: () -> Void = {}
     public private(set) var counters = InputCounters()
@@ -72,6 +76,34 @@ public final class InputMapper {
         if !p.grants.subtracting(grants).isEmpty, !held.isEmpty { releaseAll() }
         p.grants = grants
         policy = p
+    }
+
+    /// Sends to `next` from now on (a session attached or detached). Call `releaseAll()` on
+    /// the old sink first when it still reaches its host.
+    public func setSink(_ next: InputSink) { sink = next }
+
+    // MARK: - Route
+
+    /// The input goes to the shell: everything the host holds is released first, then nothing
+    /// is sent (pad arrivals and removals meanwhile are repeated once the input comes back) and
+    /// the escape chord does not fire.
+    public func leaveForShell() {
+        guard !inShell else { return }
+        releaseAll()
+        inShell = true
+    }
+
+    /// The input goes to the host again. Pad buttons down now were pressed for the shell: they
+    /// are held back from the host until released (as at a pad's start); a keyboard key's
+    /// release is not sent without its press (`HeldState`).
+    public func returnFromShell() {
+        guard inShell else { return }
+        inShell = false
+        // Arrivals and removals that waited go first (before any state of those pads).
+        if policy != nil { for slot in 0..<Gamepad.maxPads { repeatAnnouncement(slot: slot) } }
+        for d in devices.values where d.slot != nil {
+            d.heldAtStart.formUnion(d.padState.buttons.subtracting(d.withheld))
+        }
     }
 
     // MARK: - Devices
@@ -134,7 +166,9 @@ public final class InputMapper {
             held.pad(slot, sent: PadWireState())
             touched[slot] = false
             seqs[slot] &+= 1
-            if policy != nil {
+            if policy != nil, inShell {
+                repeats[slot] = .removal(left: Self.announceRepeats + 1)
+            } else if policy != nil {
                 emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
                 repeats[slot] = .removal(left: Self.announceRepeats)
             } else {
@@ -154,6 +188,9 @@ public final class InputMapper {
 
     /// The wire slot of a pad device.
     public func slot(of device: Int) -> Int? { devices[device]?.slot }
+
+    /// The role device `device` is in use as.
+    public func role(of device: Int) -> DeviceRole? { devices[device]?.role }
 
     // MARK: - Events
 
@@ -281,7 +318,7 @@ public final class InputMapper {
                     }
                 }
             case .withheld: break
-            case .fired: onEscape()
+            case .fired: if !inShell { onEscape() }
             }
         }
         d.edgeCount = 0
@@ -373,14 +410,14 @@ public final class InputMapper {
         out.buttons.subtract(d.withheld)
         out.buttons.subtract(d.heldAtStart)
         send(pad: slot, out)
-        if fired { onEscape() }
+        if fired, !inShell { onEscape() }
     }
 
     /// Sends `state` for `slot` if it differs from what the host has (held).
     private func send(pad slot: Int, _ state: PadWireState) {
         let last = held.pads[slot]
         guard state != last else { return }
-        guard let policy, policy.grants.contains(.gamepad) else {
+        guard let policy, !inShell, policy.grants.contains(.gamepad) else {
             if policy != nil { counters.droppedByGrants += 1 } else { counters.droppedOther += 1 }
             return
         }
@@ -439,23 +476,28 @@ public final class InputMapper {
     public func tick(nowNs: UInt64) -> UInt64 {
         guard nowNs >= nextRefreshNs else { return nextRefreshNs }
         nextRefreshNs = nowNs + Self.refreshNs
-        guard let policy else { return nextRefreshNs }
+        guard let policy, !inShell else { return nextRefreshNs }
         for slot in 0..<Gamepad.maxPads {
-            switch repeats[slot] {
-            case .arrival(let kind, let left)?:
-                emit(.gamepadArrival(pad: UInt8(slot), padType: kind), reliable: false, grant: .gamepad)
-                repeats[slot] = left > 1 ? .arrival(kind, left: left - 1) : nil
-            case .removal(let left)?:
-                emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
-                repeats[slot] = left > 1 ? .removal(left: left - 1) : nil
-            case nil: break
-            }
+            repeatAnnouncement(slot: slot)
             if policy.gamepadSnapshots, touched[slot] {
                 seqs[slot] &+= 1
                 emit(.gamepadState(held.pads[slot].snapshot(pad: UInt8(slot), seq: seqs[slot])), reliable: false, grant: .gamepad)
             }
         }
         return nextRefreshNs
+    }
+
+    /// Sends `slot`'s pending arrival or removal once more.
+    private func repeatAnnouncement(slot: Int) {
+        switch repeats[slot] {
+        case .arrival(let kind, let left)?:
+            emit(.gamepadArrival(pad: UInt8(slot), padType: kind), reliable: false, grant: .gamepad)
+            repeats[slot] = left > 1 ? .arrival(kind, left: left - 1) : nil
+        case .removal(let left)?:
+            emit(.gamepadRemove(pad: UInt8(slot), seq: seqs[slot]), reliable: false, grant: .gamepad)
+            repeats[slot] = left > 1 ? .removal(left: left - 1) : nil
+        case nil: break
+        }
     }
 
     // MARK: - Letting go
@@ -487,6 +529,8 @@ public final class InputMapper {
     // MARK: - Sending
 
     private func announce(slot: Int, kind: GamepadKind) {
+        // In the shell the first sending waits too: all of them go once the input returns.
+        if inShell { repeats[slot] = .arrival(kind.rawValue, left: Self.announceRepeats + 1); return }
         emit(.gamepadArrival(pad: UInt8(slot), padType: kind.rawValue), reliable: false, grant: .gamepad)
         repeats[slot] = .arrival(kind.rawValue, left: Self.announceRepeats)
     }
@@ -499,19 +543,19 @@ public final class InputMapper {
 
     /// Whether events under `grant` can go out now; counts the drop when not.
     private func allowed(_ grant: AccessGrants) -> Bool {
-        guard let policy else { counters.droppedOther += 1; return false }
+        guard let policy, !inShell else { counters.droppedOther += 1; return false }
         guard policy.grants.contains(grant) else { counters.droppedByGrants += 1; return false }
         return true
     }
 
     private func emit(_ event: InputEvent, reliable: Bool, grant: AccessGrants) {
-        guard let policy else { counters.droppedOther += 1; return }
+        guard let policy, !inShell else { counters.droppedOther += 1; return }
         guard policy.grants.contains(grant) else { counters.droppedByGrants += 1; return }
         if sink.send(event, reliable: reliable && policy.reliableKeyEdges) { counters.eventsSent += 1 } else { counters.droppedOther += 1 }
     }
 
     private func emitRich(_ rich: RichInput) {
-        guard let policy else { counters.droppedOther += 1; return }
+        guard let policy, !inShell else { counters.droppedOther += 1; return }
         guard policy.grants.contains(.gamepad) else { counters.droppedByGrants += 1; return }
         if sink.send(rich) { counters.eventsSent += 1 } else { counters.droppedOther += 1 }
     }

@@ -13,8 +13,16 @@ import SystemClock
 /// runs and released when it stops. `stop()` lets go of everything the host holds, stops the
 /// motors and trigger effects, hands the LEDs back and joins the thread.
 ///
-/// Thread contract: `setPolicy`, `feedback`, `stop` and `counters` may be called from any
-/// thread; the sink and `onEscape` are called on the input thread.
+/// Two routes (`InputRoute`): `.host` maps every device onto the attached session's sink
+/// (`InputMapper`); `.shell` maps them onto `NavigationEvent`s for the `NavigationHandler`
+/// (`NavigationMapper`), and the host holds nothing. A service made with a sink is the host
+/// route for its life (one stream); one made with a handler starts in the shell and lives as
+/// long as the process, sessions attaching and detaching (`attach(sink:)`, `detach()`), the
+/// runner switching the route (`setRoute`).
+///
+/// Thread contract: `setPolicy`, `setRoute`, `attach`, `detach`, `identify`, `feedback`, `stop`,
+/// `pads` and `counters` may be called from any thread; the sink, the handler, `onEscape` and
+/// `onPadsChanged` are called on the input thread (set those before `start()`).
 public final class InputService: @unchecked Sendable {
     public struct Options: Sendable {
         /// EVIOCGRAB keyboards and mice while in use.
@@ -25,7 +33,18 @@ public final class InputService: @unchecked Sendable {
     }
 
     private let mapper: InputMapper
+    private let navigation = NavigationMapper()
+    /// Hears the shell route (weak: its owner usually owns the service). Set before `start()`.
+    public weak var navigationHandler: NavigationHandler?
     private let options: Options
+    private var pendingRoute: InputRoute?
+    private var pendingSink: InputSink?
+    private var pendingIdentify: [Int] = []
+    private var publishedPads: [PadInfo] = []
+    /// Signalled by the input thread when a `detach` was carried out.
+    private let detached = DispatchSemaphore(value: 0)
+    /// The sink a `detach` asked to let go of.
+    private var detachRequested: InputSink?
     private let lock = NSLock()
     private let wake: Int32
     private var pendingPolicy: InputPolicy??
@@ -42,8 +61,22 @@ public final class InputService: @unchecked Sendable {
         set { mapper.onEscape = newValue }
     }
 
+    /// Called on the input thread when the pads in use (or their batteries) change.
+    public var onPadsChanged: ([PadInfo]) -> Void = { _ in }
+
+    /// A service for one stream: every device goes to `sink`, the host route for its life.
     public init(sink: InputSink, options: Options = Options()) {
         mapper = InputMapper(sink: sink)
+        self.options = options
+        wake = pf_wake_fd()
+        navigation.setRoute(.host)
+    }
+
+    /// A service for the process's life: the shell route first, `navigationHandler` hearing
+    /// navigation; sessions attach and detach.
+    public init(options: Options = Options()) {
+        mapper = InputMapper(sink: DetachedSink())
+        mapper.leaveForShell()
         self.options = options
         wake = pf_wake_fd()
     }
@@ -68,6 +101,37 @@ public final class InputService: @unchecked Sendable {
         t.start()
         return nil
     }
+
+    /// Where the devices' input goes from now (see `InputRoute`). Going to the shell releases
+    /// everything the host holds first; a press made in one route is never acted on in the other.
+    public func setRoute(_ route: InputRoute) {
+        post { pendingRoute = route }
+    }
+
+    /// A session's sink takes the host route's events from now (its policy follows with
+    /// `setPolicy` once the session is established). A session still attached is let go first
+    /// (as `detach`).
+    public func attach(sink: InputSink) {
+        post { pendingSink = sink }
+    }
+
+    /// The session of `sink` goes: everything its host holds is released (queued before the
+    /// session's quit when called before the pipeline stops), the policy is dropped, the sink
+    /// let go. Nothing happens when another session's sink was attached since. Waits for the
+    /// input thread to do it (at most `timeout` seconds).
+    public func detach(_ sink: InputSink, timeout: Double = 1) {
+        guard thread != nil else { return }
+        post { detachRequested = sink }
+        _ = detached.wait(timeout: .now() + timeout)
+    }
+
+    /// Rumble (and on a DualSense, a lightbar flash) for 300 ms on the pad in `slot`.
+    public func identify(slot: Int) {
+        post { if pendingIdentify.count < 16 { pendingIdentify.append(slot) } }
+    }
+
+    /// The pads in use now, by slot.
+    public var pads: [PadInfo] { lock.withLock { publishedPads } }
 
     /// The session's policy (nil: suspended — no session, or resuming).
     public func setPolicy(_ policy: InputPolicy?) {
@@ -121,6 +185,11 @@ public final class InputService: @unchecked Sendable {
         var tags = [UInt64](repeating: 0, count: 32)
         var hangups = [Int32](repeating: 0, count: 32)
         var mapper: InputMapper { service.mapper }
+        var navigation: NavigationMapper { service.navigation }
+        /// Battery readings by device id (pads with a HID parent).
+        var batteries: [Int: (percent: Int?, charging: Bool?)] = [:]
+        var nextBatteryNs: UInt64 = 0
+        var pads: [PadInfo] = []
 
         init(service: InputService, epoll: Int32) {
             self.service = service
@@ -142,11 +211,18 @@ public final class InputService: @unchecked Sendable {
             } else {
                 say("libudev is unavailable; no devices")
             }
+            let service = self.service
+            navigation.onEvent = { event in service.navigationHandler?.navigate(event, nowNs: MonotonicClock.nowNs()) }
             var running = true
             while running {
                 let now = MonotonicClock.nowNs()
-                let next = mapper.tick(nowNs: now)
+                var next = mapper.tick(nowNs: now)
+                if let due = service.navigationHandler?.tick(nowNs: now) { next = min(next, due) }
                 feedback.tick(nowNs: now, devices: self)
+                if now >= nextBatteryNs {
+                    nextBatteryNs = now + PadBattery.refreshNs
+                    readBatteries()
+                }
                 let waitMs = Int32(clamping: (next > now ? next - now : 0) / 1_000_000 + 1)
                 let n = pf_epoll_wait(epoll, &tags, &hangups, Int32(tags.count), min(waitMs, feedback.nextDeadlineMs(nowNs: now)))
                 if n < 0 && n != -EINTR { say("epoll failed: \(String(cString: strerror(-n)))"); break }
@@ -159,6 +235,7 @@ public final class InputService: @unchecked Sendable {
                 }
                 publish()
             }
+            navigation.setRoute(.host)   // the shell's held directions end
             // Let go of everything: host first (releases leave before the session ends), then
             // the devices' feedback, then the grabs.
             mapper.releaseAll()
@@ -186,6 +263,30 @@ public final class InputService: @unchecked Sendable {
                 }
                 return (service.pendingPolicy, service.pendingGrants, service.pendingFeedback, service.stopRequested)
             }
+            let (route, sink, detach, identify) = service.lock.withLock { () -> (InputRoute?, InputSink?, InputSink?, [Int]) in
+                defer {
+                    service.pendingRoute = nil
+                    service.pendingSink = nil
+                    service.detachRequested = nil
+                    service.pendingIdentify.removeAll(keepingCapacity: true)
+                }
+                return (service.pendingRoute, service.pendingSink, service.detachRequested, service.pendingIdentify)
+            }
+            if let detach {
+                if detach === mapper.sink { letGoOfSession() }
+                service.detached.signal()
+            }
+            if let sink {
+                if !(mapper.sink is DetachedSink) { letGoOfSession() }
+                mapper.setSink(sink)
+            }
+            if let route {
+                // Order keeps "nothing held": the host lets go before the shell hears anything;
+                // the shell lets go (its held directions end) before the host hears anything.
+                if route == .shell { mapper.leaveForShell(); navigation.setRoute(.shell) }
+                else { navigation.setRoute(.host); mapper.returnFromShell() }
+            }
+            for slot in identify { feedback.identify(slot: slot, nowNs: MonotonicClock.nowNs(), devices: self) }
             if let policy { mapper.setPolicy(policy) }
             if let grants { mapper.updateGrants(grants) }
             for d in datagrams { feedback.apply(d, nowNs: MonotonicClock.nowNs(), devices: self) }
@@ -253,6 +354,7 @@ public final class InputService: @unchecked Sendable {
             if rc < 0 { say("cannot watch \(node.devnode): \(String(cString: strerror(-rc)))") }
             if service.options.grab, device.kind == .keyboard || device.kind == .mouse, let why = device.grab(true) { say(why) }
             mapper.add(device: id, role: role)
+            navigation.add(device: id, role: role)
             if case .gamepad(let pad) = role {
                 var state: [(UInt16, UInt16, Int32)] = []
                 for code in device.sdlButtonCodes() where device.isDown(code) { state.append((EV.key, code, 1)) }
@@ -260,11 +362,16 @@ public final class InputService: @unchecked Sendable {
                     state.append((EV.abs, code, device.value(abs: code)))
                 }
                 mapper.seedPad(device: id, events: state)
+                // Buttons already down are not the shell's presses: the first frame sees them
+                // as they are, and only their releases follow (ignored).
+                for (t, c, v) in state { navigation.handle(device: id, type: t, code: c, value: v) }
+                navigation.seedFrame(device: id)
             }
             if case .keyboard = role {
                 for part in EscapeChord.keyboard.parts {
                     for code in part where device.isDown(UInt16(code)) { mapper.seedPressed(device: id, code: UInt16(code)) }
                 }
+                for code: UInt16 in [42, 54, 29, 97, 56, 100] where device.isDown(code) { navigation.seedPressed(device: id, code: code) }
             }
             say("\(node.devnode) \"\(device.name)\" is a \(describe(role))\(mapper.slot(of: id).map { " in slot \($0)" } ?? "")")
             if case .gamepad = role, let group {
@@ -275,6 +382,10 @@ public final class InputService: @unchecked Sendable {
                     let n = sibling.node
                     add(n, padsOnly: false)
                 }
+            }
+            if case .gamepad = role {
+                if let hid = node.hidParent { batteries[id] = PadBattery.read(hidDevice: hid) }
+                publishPads()
             }
         }
 
@@ -299,6 +410,7 @@ public final class InputService: @unchecked Sendable {
             guard let d = devices[id] else { return }
             let end = d.read { type, code, value, _ in
                 self.mapper.handle(device: id, type: type, code: code, value: value)
+                self.navigation.handle(device: id, type: type, code: code, value: value)
             }
             if case .gone(let e) = end {
                 drop(id, reason: e == ENODEV ? "gone (ENODEV)" : "read failed: \(String(cString: strerror(e)))")
@@ -312,12 +424,50 @@ public final class InputService: @unchecked Sendable {
             guard let d = devices.removeValue(forKey: id) else { return }
             byNode[d.node.devnode] = nil
             _ = pf_epoll_remove(epoll, d.fd)
+            let wasPad = mapper.slot(of: id) != nil
             mapper.remove(device: id)
+            navigation.remove(device: id)
             feedback.detach(pad: id)
+            batteries[id] = nil
+            if wasPad { publishPads() }
             if let group = d.node.groupKey, padOfGroup[group] == id { padOfGroup[group] = nil }
             if let reason { say("\(d.node.devnode) \(reason)") }
             _ = d.grab(false)
         }
+
+        /// Releases go to the attached session, then nothing more reaches it; the pads' feedback
+        /// from its host ends.
+        func letGoOfSession() {
+            mapper.releaseAll()
+            mapper.setPolicy(nil)
+            mapper.setSink(DetachedSink())
+            feedback.reset(devices: self)
+        }
+
+        /// Reads every pad's battery again and publishes the list if anything changed.
+        func readBatteries() {
+            for (id, d) in devices where mapper.slot(of: id) != nil {
+                if let hid = d.node.hidParent { batteries[id] = PadBattery.read(hidDevice: hid) }
+            }
+            publishPads()
+        }
+
+        /// The pads in use, by slot, for `pads` and `onPadsChanged` (only when changed).
+        func publishPads() {
+            var list: [PadInfo] = []
+            for (id, d) in devices {
+                guard let slot = mapper.slot(of: id), case .gamepad(let pad)? = roleOfPad(id) else { continue }
+                let b = batteries[id]
+                list.append(PadInfo(slot: slot, kind: pad.kind, name: d.name, battery: b?.percent ?? nil, charging: b?.charging ?? nil))
+            }
+            list.sort { $0.slot < $1.slot }
+            guard list != pads else { return }
+            pads = list
+            service.lock.withLock { service.publishedPads = list }
+            service.onPadsChanged(list)
+        }
+
+        func roleOfPad(_ id: Int) -> DeviceRole? { mapper.role(of: id) }
 
         /// The device of a wire pad slot.
         func padDevice(slot: Int) -> (id: Int, device: EvdevDevice)? {
@@ -325,4 +475,20 @@ public final class InputService: @unchecked Sendable {
             return nil
         }
     }
+}
+
+/// Hears the shell route's navigation on the input thread, and keeps its own timing there (a
+/// held direction's auto-repeat fires even while other threads are busy).
+public protocol NavigationHandler: AnyObject {
+    /// One event, at `nowNs` (CLOCK_MONOTONIC).
+    func navigate(_ event: NavigationEvent, nowNs: UInt64)
+    /// Called on every pass of the input loop. - Returns: when to be called next (nil: no
+    /// deadline; the loop waits for devices).
+    func tick(nowNs: UInt64) -> UInt64?
+}
+
+/// The sink while no session is attached: takes nothing.
+final class DetachedSink: InputSink {
+    func send(_ event: InputEvent, reliable: Bool) -> Bool { false }
+    func send(_ rich: RichInput) -> Bool { false }
 }

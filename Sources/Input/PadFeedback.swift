@@ -15,6 +15,8 @@ struct PadFeedback {
     private var lastRumbleSeq = [UInt8?](repeating: nil, count: Gamepad.maxPads)
     /// Per slot: when a DualSense rumble lease runs out (ns), nil when none.
     private var rumbleDeadline = [UInt64?](repeating: nil, count: Gamepad.maxPads)
+    /// Per slot: when an identify flash ends (ns), nil when none.
+    private var identifyDeadline = [UInt64?](repeating: nil, count: Gamepad.maxPads)
     private var outputs: [Int: DualSenseLink] = [:]
     private(set) var reportsWritten = 0
     private(set) var writeErrors = 0
@@ -108,9 +110,43 @@ struct PadFeedback {
         }
     }
 
+    /// How long an identify rumble and lightbar flash last, ns.
+    static let identifyNs: UInt64 = 300_000_000
+
+    /// Makes the pad in `slot` known: a rumble on FF pads; a rumble and a white lightbar on a
+    /// DualSense with its hidraw link. Both end after `identifyNs` (the host's state, or the
+    /// driver's own LEDs, come back).
+    mutating func identify(slot: Int, nowNs: UInt64, devices: InputServiceLoopAccess) {
+        guard slot >= 0, slot < Gamepad.maxPads, let (id, device) = devices.padDevice(slot: slot) else { return }
+        let strength: UInt16 = 0xC000
+        if let link = outputs[id] {
+            var flash = wanted[slot]
+            flash.rumble(low: strength, high: strength)
+            flash.lightbar = (255, 255, 255)
+            write(link, flash)
+            identifyDeadline[slot] = nowNs + Self.identifyNs
+        } else if device.hasRumble {
+            if let why = device.rumble(strong: strength, weak: strength, lengthMs: UInt16(Self.identifyNs / 1_000_000)) { say(why) }
+        } else {
+            say("\(device.node.devnode) has no rumble or lightbar to identify it by")
+            return
+        }
+        rumbleDeadline[slot] = nowNs + Self.identifyNs
+    }
+
     /// Stops DualSense motors whose lease ran out.
     mutating func tick(nowNs: UInt64, devices: InputServiceLoopAccess) {
         let loop = devices
+        for slot in 0..<Gamepad.maxPads {
+            guard let d = identifyDeadline[slot], nowNs >= d else { continue }
+            identifyDeadline[slot] = nil
+            guard let (id, _) = loop.padDevice(slot: slot), let link = outputs[id] else { continue }
+            // The flash ends: the driver's own LEDs when the host set no lightbar, then the
+            // slot's whole state again.
+            if wanted[slot].lightbar == nil { restoreLEDs(link) }
+            link.applied = nil
+            write(link, wanted[slot])
+        }
         for link in outputs.values {
             if let at = link.reapplyAt, nowNs >= at {
                 link.reapplyAt = nil
@@ -134,6 +170,7 @@ struct PadFeedback {
     /// Milliseconds until the next lease runs out (for the epoll timeout), capped at 100.
     func nextDeadlineMs(nowNs: UInt64) -> Int32 {
         var ms: Int32 = 100
+        for d in identifyDeadline { if let d { ms = min(ms, Int32(clamping: (d > nowNs ? d - nowNs : 0) / 1_000_000 + 1)) } }
         for link in outputs.values { if let d = link.reapplyAt { ms = min(ms, Int32(clamping: (d > nowNs ? d - nowNs : 0) / 1_000_000 + 1)) } }
         for d in rumbleDeadline { if let d { ms = min(ms, Int32(clamping: (d > nowNs ? d - nowNs : 0) / 1_000_000 + 1)) } }
         return ms
@@ -143,13 +180,7 @@ struct PadFeedback {
     mutating func reset(devices: InputServiceLoopAccess) {
         for link in outputs.values {
             send(link, DualSenseOutput.sessionEndBlock())
-            for (path, value) in link.savedLEDs {
-                let fd = open(path, O_WRONLY | O_CLOEXEC)
-                if fd >= 0 {
-                    _ = value.withCString { Glibc.write(fd, $0, strlen($0)) }
-                    close(fd)
-                }
-            }
+            restoreLEDs(link)
         }
         do { let loop = devices
             for slot in 0..<Gamepad.maxPads {
@@ -158,6 +189,18 @@ struct PadFeedback {
         }
         wanted = [DualSenseOutput](repeating: DualSenseOutput(), count: Gamepad.maxPads)
         rumbleDeadline = [UInt64?](repeating: nil, count: Gamepad.maxPads)
+        identifyDeadline = [UInt64?](repeating: nil, count: Gamepad.maxPads)
+    }
+
+    /// Writes the driver's LED class values found at attach back (the driver sends them).
+    private func restoreLEDs(_ link: DualSenseLink) {
+        for (path, value) in link.savedLEDs {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = value.withCString { Glibc.write(fd, $0, strlen($0)) }
+                close(fd)
+            }
+        }
     }
 
     private mutating func write(_ link: DualSenseLink, _ state: DualSenseOutput) {

@@ -53,6 +53,11 @@ public final class ShellRenderer {
         }
     }
 
+    /// The design-canvas point under the panel pixel (`x`, `y`) (its centre).
+    public func designPoint(x: Int, y: Int) -> (x: Double, y: Double) {
+        ((Double(x) + 0.5 - originX) / scale, (Double(y) + 0.5 - originY) / scale)
+    }
+
     /// What a redraw from `old` (nil: nothing drawn yet) to `new` must repaint, without repeats.
     public func damage(from old: ShellScene?, to new: ShellScene) -> [PanelRect] {
         guard let old else { return [screen] }

@@ -75,7 +75,7 @@ struct KioskCommand: ParsableCommand {
         let thread = Thread {
             browser.run(for: nil) { hosts in
                 inbox.post(hosts.compactMap { h in
-                    h.dialAddress.map { HostEntry(id: h.id, name: h.name, address: $0, advertisedFingerprint: h.fingerprint) }
+                    h.dialAddress.map { HostEntry(id: h.id, name: h.name, address: $0, advertisedFingerprint: h.fingerprint, macs: h.macs) }
                 })
             }
         }

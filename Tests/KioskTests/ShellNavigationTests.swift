@@ -15,9 +15,14 @@ import Kiosk
         var machine: KioskMachine
         var now: UInt64 = 1_000_000_000
 
-        init(hosts: [HostEntry] = [ShellNavigationTests.living, ShellNavigationTests.office], known: KnownHosts = KnownHosts()) {
+        static let powerAllowed = PowerAbility(canPowerOff: true, canRestart: true, sentence: nil)
+
+        init(hosts: [HostEntry] = [ShellNavigationTests.living, ShellNavigationTests.office], known: KnownHosts = KnownHosts(),
+             power: PowerAbility? = Shell.powerAllowed, audioDevices: [String] = ["default"]) {
             machine = KioskMachine(policy: KioskPolicy(afterJob: .returnToHosts), hosts: hosts)
-            _ = send(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: known)))
+            _ = send(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: known,
+                                          displayModes: ["1920x1080@60", "1280x720@60"], audioDevices: audioDevices)))
+            if let power { _ = send(.boxChecked(BoxFacts(power: power, decoders: "software"))) }
         }
 
         var phase: KioskPhase { machine.state.phase }
@@ -87,10 +92,16 @@ import Kiosk
         #expect(s.page == .host(id: "office", focus: .connect))
         s.nav(.move(.down), .move(.down), .move(.down))
         #expect(s.page == .host(id: "office", focus: .wake))
-        #expect(s.nav(.activate) == [.shell(.wake(hostID: "office"))])
+        guard case .shell(.wake(let wakeJob, Self.office))? = s.nav(.activate).first else { Issue.record("no wake request"); return }
+        #expect(s.page == .waking(WakeProgress(job: wakeJob, hostID: "office")))
+        #expect(s.nav(.back) == [.shell(.cancel(job: wakeJob))], "Back cancels the wait")
+        #expect(s.page == .host(id: "office", focus: .wake))
         s.nav(.move(.down))
-        #expect(s.nav(.activate) == [.shell(.speedTest(hostID: "office"))])
-        s.nav(.move(.down), .move(.down))
+        guard case .shell(.speedTest(let testJob, Self.office))? = s.nav(.activate).first else { Issue.record("no speed test"); return }
+        #expect(s.page == .speedTest(SpeedTestProgress(job: testJob, hostID: "office")))
+        #expect(s.nav(.activate) == [.shell(.cancel(job: testJob))], "A on Cancel cancels the test")
+        #expect(s.page == .host(id: "office", focus: .speedTest))
+        s.nav(.move(.down))
         #expect(s.page == .host(id: "office", focus: .forget))
         s.nav(.back)
         #expect(s.pages == [.home(.hosts)])
@@ -150,7 +161,7 @@ import Kiosk
         #expect(s.page == .host(id: "living-room", focus: .forget))
         // Yes forgets and leaves the host page.
         s.nav(.activate, .move(.left))
-        #expect(s.nav(.activate) == [.shell(.forget(hostID: "living-room"))])
+        #expect(s.nav(.activate) == [.shell(.forget(Self.living))])
         #expect(s.pages == [.home(.hosts)])
     }
 
@@ -319,17 +330,20 @@ import Kiosk
         s.nav(.move(.down), .move(.right), .activate)
         #expect(s.page == .settings(focus: .mode))
         #expect(s.nav(.move(.left)) == [], "already the first mode")
-        var expected = ShellSettings()
-        expected.mode = 1
-        #expect(s.nav(.move(.right)) == [.shell(.saveSettings(expected))])
+        var expected = ShellSettings(config: KioskConfig(), modes: ["1920x1080@60", "1280x720@60"], audioDevices: ["default"])
+        #expect(s.machine.state.shell.settings == expected)
+        expected.displayMode = "1920x1080@60"
+        #expect(s.nav(.move(.right)) == [.shell(.saveSettings(expected, statsOverlay: false))])
         s.nav(.move(.down))
-        expected.bitrate = 1
-        #expect(s.nav(.activate) == [.shell(.saveSettings(expected))])
+        expected.bitrateKbps = ShellSettings.bitratesKbps[0]
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: false))])
         s.nav(.move(.down), .move(.down))
-        #expect(s.nav(.activate) == [], "one audio device: nothing to cycle")
+        #expect(s.page == .settings(focus: .audioDevice))
+        expected.audioDevice = "default"
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: false))])
         s.nav(.move(.down))
         #expect(s.page == .settings(focus: .statsOverlay))
-        #expect(s.nav(.activate) == [.setStatsOverlay(true)])
+        #expect(s.nav(.activate) == [.setStatsOverlay(true), .shell(.saveSettings(expected, statsOverlay: true))])
         #expect(s.machine.state.statsOverlay)
         s.nav(.move(.down), .activate)
         #expect(s.page == .info(.controllers))
@@ -348,9 +362,9 @@ import Kiosk
         s.nav(.move(.down), .move(.right), .activate, .move(.down), .move(.down))
         #expect(s.page == .settings(focus: .decoder))
         s.nav(.activate, .activate)
-        #expect(s.machine.state.shell.settings.decoder == 2)
+        #expect(s.machine.state.shell.settings.decoder == "software")
         s.nav(.activate)
-        #expect(s.machine.state.shell.settings.decoder == 0)
+        #expect(s.machine.state.shell.settings.decoder == "auto")
     }
 
     // MARK: the stream and its menu

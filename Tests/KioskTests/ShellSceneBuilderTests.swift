@@ -10,9 +10,11 @@ import Shell
     static let living = HostEntry(id: "living-room", name: "Living room", address: "192.168.1.20")
     static let office = HostEntry(id: "office", name: "Office", address: "office.lan:9800")
 
-    static func machine(known: KnownHosts = KnownHosts()) -> KioskMachine {
-        var m = KioskMachine(policy: KioskPolicy(afterJob: .returnToHosts), hosts: [living, office])
+    static func machine(known: KnownHosts = KnownHosts(), hosts: [HostEntry] = [living, office],
+                        power: PowerAbility = PowerAbility(canPowerOff: true, canRestart: true, sentence: nil)) -> KioskMachine {
+        var m = KioskMachine(policy: KioskPolicy(afterJob: .returnToHosts), hosts: hosts)
         _ = m.handle(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: known)), now: 1)
+        _ = m.handle(.boxChecked(BoxFacts(power: power, decoders: "software (VA-API: no render node decodes HEVC)")), now: 1)
         return m
     }
 

@@ -34,6 +34,7 @@ install -D -m 0755 "$binary" "$stage/usr/bin/punktfunk-kiosk"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/punktfunk-kiosk"
 install -D -m 0644 "$install_dir/punktfunk-kiosk@.service" "$stage/lib/systemd/system/punktfunk-kiosk@.service"
 install -D -m 0755 "$install_dir/console-reset" "$stage/usr/libexec/punktfunk-kiosk/console-reset"
+install -D -m 0644 "$install_dir/50-punktfunk-kiosk.rules" "$stage/usr/share/polkit-1/rules.d/50-punktfunk-kiosk.rules"
 for rules in udev/*.rules; do
   install -D -m 0644 "$rules" "$stage/lib/udev/rules.d/$(basename "$rules")"
 done
@@ -83,6 +84,7 @@ Architecture: $arch
 Maintainer: punktfunk-kiosk builders <kiosk@punktfunk.invalid>
 Installed-Size: $size
 Depends: ${libs:+$libs, }adduser, kbd, systemd
+Recommends: polkitd
 Section: video
 Priority: optional
 Homepage: https://github.com/punktfunk/punktfunk-kiosk

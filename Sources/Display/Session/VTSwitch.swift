@@ -44,6 +44,14 @@ public final class VTSwitch {
     /// Acknowledges getting the VT back (before the caller re-takes master and modesets).
     public func acknowledgeAcquire() { _ = ioctlValue(UInt(VT_RELDISP), Int(VT_ACKACQ)) }
 
+    /// Asks the kernel to switch to VT `number` (1…63; VT_ACTIVATE): the release request
+    /// (SIGUSR1) follows as for a switch the console started. For Ctrl+Alt+F`n` typed on a
+    /// grabbed keyboard, which the console's own keyboard handler never sees.
+    public func activate(_ number: Int) {
+        guard number >= 1, number <= 63 else { return }
+        _ = ioctlValue(UInt(VT_ACTIVATE), number)
+    }
+
     /// Puts back the VT and KD modes found at start (idempotent).
     public func restore() {
         guard !restored else { return }

@@ -15,10 +15,13 @@ public struct HostEntry: Sendable, Equatable, Identifiable {
     /// The fingerprint a discovery advert claims (TXT `fp`): never trusted by itself; it only
     /// matches an advert to a host whose fingerprint is pinned.
     public var advertisedFingerprint: String?
+    /// Wake-on-LAN MACs, `aa:bb:cc:dd:ee:ff` (saved, or from the advert's TXT).
+    public var macs: [String]
 
-    public init(id: String, name: String, address: String, givenFingerprint: String? = nil, advertisedFingerprint: String? = nil) {
+    public init(id: String, name: String, address: String, givenFingerprint: String? = nil, advertisedFingerprint: String? = nil,
+                macs: [String] = []) {
         self.id = id; self.name = name; self.address = address; self.givenFingerprint = givenFingerprint
-        self.advertisedFingerprint = advertisedFingerprint
+        self.advertisedFingerprint = advertisedFingerprint; self.macs = macs
     }
 
     /// A host typed as `HOST[:PORT]`: the text is its id, name and address.

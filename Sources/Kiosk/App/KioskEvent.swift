@@ -19,8 +19,21 @@ public enum KioskEvent: Sendable, Equatable {
     case stream(job: Int, StreamEvent)
     /// Progress of the pairing started as `job`.
     case pairing(job: Int, PairingEvent)
+    /// The pointer moved or clicked (panel pixels). The runner hit-tests it into `.navigate`
+    /// events; the machine ignores it.
+    case pointer(PointerEvent)
+    /// The controllers in use now (replaces the previous list): pads came or went, or a battery
+    /// changed (read at most every 30 s).
+    case controllersChanged([ControllerInfo])
     /// Discovery's current view of the network (replaces the previous one).
     case hostsChanged([HostEntry])
+    /// Progress of the wake or speed test started as `job` (a job the page no longer shows is
+    /// ignored).
+    case shell(job: Int, ShellOutcome)
+    /// The trust store as it is on disk now (after a forget).
+    case trustStoreChanged(KnownHosts)
+    /// What the box found about itself after start (logind's power answers, the decoders).
+    case boxChecked(BoxFacts)
     /// Something worth saying that changes nothing else: the trust store or an AU dump could not
     /// be written (the stream goes on).
     case notice(sentence: String)
@@ -70,9 +83,19 @@ public struct StartReport: Sendable, Equatable {
     /// Set when the identity or trust store cannot be used: connecting to a host is then refused
     /// with this sentence (a file or the demo host still plays).
     public var profileProblem: String?
+    /// The connector's modes, `WxH@Hz` (empty without a display).
+    public var displayModes: [String]
+    /// ALSA playback PCMs the settings page offers.
+    public var audioDevices: [String]
+    /// The saved settings (display mode, bitrate, decoder, audio device); nil: none saved.
+    public var config: KioskConfig?
+    /// Where the config is kept (nil: nowhere).
+    public var configPath: String?
 
-    public init(display: Display, knownHosts: KnownHosts, profileProblem: String? = nil) {
+    public init(display: Display, knownHosts: KnownHosts, profileProblem: String? = nil, displayModes: [String] = [],
+                audioDevices: [String] = [], config: KioskConfig? = nil, configPath: String? = nil) {
         self.display = display; self.knownHosts = knownHosts; self.profileProblem = profileProblem
+        self.displayModes = displayModes; self.audioDevices = audioDevices; self.config = config; self.configPath = configPath
     }
 }
 

@@ -88,9 +88,27 @@ public struct KioskMachine: Sendable {
             if case .choosingHost(let focus) = state.phase, focus.flatMap(state.host) == nil {
                 state.phase = .choosingHost(focus: hosts.first?.id)
             }
+            state.shell.onNetwork = Self.seen(fixed: fixedHosts, discovered: discovered)
+            return wokenIfSeen()
+        case .shell(let job, let outcome): return shellOutcome(job: job, outcome)
+        case .trustStoreChanged(let known):
+            state.knownHosts = known
+            return []
+        case .boxChecked(let facts):
+            state.shell.box = facts
+            // A focus on a button that is not offered any more moves to the last one that is.
+            if case .home(.action(let a)) = state.shell.pages[0], !state.shell.homeActions.contains(a) {
+                state.shell.pages[0] = .home(.action(state.shell.homeActions.last!))
+            }
             return []
         case .notice(let sentence):
             state.notice = sentence
+            return []
+        case .pointer:
+            return []
+        case .controllersChanged(let list):
+            state.controllers = list
+            state.shell.controllerFocus = min(state.shell.controllerFocus, max(0, list.count - 1))
             return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
         case .timer:
@@ -112,6 +130,9 @@ public struct KioskMachine: Sendable {
         state.display = report.display
         state.knownHosts = report.knownHosts
         state.profileProblem = report.profileProblem
+        state.shell.settings = ShellSettings(config: report.config ?? KioskConfig(), modes: report.displayModes,
+                                             audioDevices: report.audioDevices)
+        state.shell.configPath = report.configPath
         if policy.requiresDisplay {
             switch report.display {
             case .unavailable(let sentence): return leave(code: ExitStatus.noDisplay, reason: sentence, now: now)
@@ -349,7 +370,7 @@ public struct KioskMachine: Sendable {
         }
     }
 
-    private mutating func newJob() -> Int {
+    mutating func newJob() -> Int {
         lastJob += 1
         return lastJob
     }

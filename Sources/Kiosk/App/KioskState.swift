@@ -19,6 +19,8 @@ public struct KioskState: Sendable, Equatable {
     public var notice: String?
     /// The shell's pages, focus, typed drafts and settings.
     public var shell = ShellState()
+    /// The controllers in use, by slot (the settings' controllers page).
+    public var controllers: [ControllerInfo] = []
 
     public init() {}
 

@@ -31,7 +31,7 @@ public struct KioskConfig: Sendable, Equatable {
         /// The host as the shell lists it: its name (else id), its last address (else the id, for
         /// discovery to place), pinned to its saved fingerprint.
         public var hostEntry: HostEntry {
-            HostEntry(id: id, name: name ?? id, address: lastDialAddress ?? id, givenFingerprint: fingerprint)
+            HostEntry(id: id, name: name ?? id, address: lastDialAddress ?? id, givenFingerprint: fingerprint, macs: macs)
         }
 
         /// The first saved address with the saved port (else the default), as a connect dials it.

@@ -29,8 +29,9 @@ final class ActiveStream {
     var presented = false
     /// A file stream was asked to stop (a session stops through its pipeline).
     var stopRequested = false
-    /// The input thread feeding a session (nil for a file, or with `--input none`).
-    var input: InputService?
+    /// The process-lived input with this session attached, and the session's sink (nil for a
+    /// file, or with `--input none`).
+    var input: (shell: ShellInput, sink: InputSink)?
 
     init(job: Int, source: Source) {
         self.job = job
@@ -54,10 +55,10 @@ final class ActiveStream {
         if case .session(_, let live) = source { live.audio?.stop() }
     }
 
-    /// Stops the input thread: the host gets its last releases (queued before the session's
-    /// quit), the pads' feedback is reset, the grabs go. Idempotent.
+    /// Detaches the session from the input: the host gets its last releases (queued before the
+    /// session's quit), the pads' feedback is reset. Idempotent.
     func stopInput() {
-        input?.stop()
+        if let (shell, sink) = input { shell.detach(sink) }
         input = nil
     }
 

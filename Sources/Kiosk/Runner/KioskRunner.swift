@@ -26,7 +26,8 @@ import VideoDecode
 /// flow. Otherwise the thread sleeps in one `poll` over the event queue, the signalfd and the
 /// decoder's eventfd, until the next event or the machine's deadline.
 public final class KioskRunner {
-    private let configuration: RunnerConfiguration
+    /// As the command gave it; the shell's saved settings change it for the next stream.
+    private var configuration: RunnerConfiguration
     private let signals: SignalWatch
     private let events = EventQueue()
     private var machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess))
@@ -35,11 +36,16 @@ public final class KioskRunner {
     private var exitCode: Int32?
     private var configDirectory: URL?
     private var identity: TLSIdentity?
+    /// Performs the shell's requests (made in `run` once the profile is loaded).
+    private var services: ShellServices?
     /// Addresses resolved for the jobs in flight, by the `ip:port` key the machine names them by.
     private var resolved: [String: SocketAddress] = [:]
     /// Frame ids stay unique across streams (the presenter's buffers are keyed by them).
     private var nextFrameID: UInt64 = 0
     private var overlay: StatsOverlay?
+    /// Keyboards, mice and pads for the process's life (nil with `--input none`, or when input
+    /// cannot run): the shell's navigation, or the streaming session's host.
+    private(set) var shellInput: ShellInput?
     /// `machine.nextDeadline` as of the last event.
     private var deadlineNs: UInt64?
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
@@ -90,7 +96,15 @@ public final class KioskRunner {
             }
         }
         let (knownHosts, problem) = loadProfile()
-        feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem)))
+        startInput()
+        let services = ShellServices(events: events, configDirectory: configDirectory, identity: identity)
+        self.services = services
+        if machine.policy.afterJob == .returnToHosts { services.checkBox() }
+        var modes: [String] = []
+        for m in glass?.presenter.connector.modes ?? [] where !modes.contains(m.name) { modes.append(m.name) }
+        feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem, displayModes: modes,
+                                  audioDevices: ShellServices.audioDevices(), config: services.savedConfig(),
+                                  configPath: services.configPath)))
         while exitCode == nil {
             if let s = stream, !s.presented, s.first != nil, glass != nil, isStreaming(job: s.job) {
                 present(s)
@@ -111,12 +125,38 @@ public final class KioskRunner {
         let effects = machine.handle(event, now: now)
         deadlineNs = machine.nextDeadline
         if let notice = machine.state.notice { toast = (notice, now + Self.toastNs) }
+        shellInput?.follow(phase: machine.state.phase)
         for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
         for effect in effects { perform(effect) }
     }
 
     /// The glyphs of the hint bar: the controller last used, else the keyboard's.
-    private var glyphs: GlyphSet { .xbox }
+    private var glyphs: GlyphSet { shellInput?.glyphs ?? .keyboard }
+
+    /// Where the mouse pointer is drawn, panel pixels (nil: hidden — the pad or keyboard was used last).
+    private var pointerAt: (x: Int, y: Int)?
+
+    /// A mouse over the shell: the pointer moves (and shows); the entry under it is focused; a
+    /// click acts on it. While a stream has the input the host gets the mouse, not the shell.
+    private func pointer(_ event: PointerEvent) {
+        guard let presenter = glass?.presenter else { return }
+        pointerAt = (event.x, event.y)
+        guard let view = ShellSceneBuilder.view(for: machine.state, glyphs: glyphs) else { return }
+        let renderer = shell.renderer(for: presenter)
+        guard let i = renderer.elementIndex(at: event.x, y: event.y, in: view.scene), let target = view.targets[i] else { return }
+        feed(.navigate(.point(target)))
+        if event.action == .clicked { feed(.navigate(.activate)) }
+    }
+
+    /// `view` with the mouse pointer on top, when it shows.
+    private func withPointer(_ view: ShellView, presenter: Presenter) -> ShellView {
+        guard let p = pointerAt else { return view }
+        let at = shell.renderer(for: presenter).designPoint(x: p.x, y: p.y)
+        var v = view
+        v.scene.elements.append(SceneElement(.pointer, frame: SceneRect(x: at.x, y: at.y, width: 26, height: 40)))
+        v.targets.append(nil)
+        return v
+    }
 
     // MARK: - The shell on glass
 
@@ -126,7 +166,7 @@ public final class KioskRunner {
         guard let glass, exitCode == nil else { return }
         let state = machine.state
         guard let view = ShellSceneBuilder.view(for: state, glyphs: glyphs), view.panel == nil else { return }
-        shell.show(view, name: Self.screenName(state), on: glass.presenter) {
+        shell.show(withPointer(view, presenter: glass.presenter), name: Self.screenName(state), on: glass.presenter) {
             defer { nextFrameID += 1 }
             return nextFrameID
         }
@@ -141,7 +181,7 @@ public final class KioskRunner {
         var name = "menu"
         switch state.phase {
         case .inStreamMenu:
-            view = ShellSceneBuilder.view(for: state, glyphs: glyphs)
+            view = ShellSceneBuilder.view(for: state, glyphs: glyphs).map { withPointer($0, presenter: presenter) }
         case .streaming(let s):
             name = "toast"
             if let attempt = s.resuming {
@@ -175,6 +215,8 @@ public final class KioskRunner {
             case .settings: "settings"
             case .info: "info"
             case .confirm: "confirm"
+            case .waking: "waking"
+            case .speedTest: "speedTest"
             }
         case .pairing: "pairing"
         case .connecting: "connecting"
@@ -188,7 +230,17 @@ public final class KioskRunner {
     private func feedQueued() {
         for (event, postedNs) in events.drain() {
             // A person's input: the shell's next frame on glass answers it (input→glass latency).
-            if case .navigate = event { shell.noteInput(atNs: postedNs) }
+            switch event {
+            case .navigate:
+                shell.noteInput(atNs: postedNs)
+                pointerAt = nil   // a pad or the keyboard: the pointer hides until the mouse moves
+            case .pointer(let p):
+                shell.noteInput(atNs: postedNs)
+                pointer(p)
+                continue
+            default:
+                break
+            }
             feed(translate(event))
         }
         if let deadline = deadlineNs, MonotonicClock.nowNs() >= deadline { feed(.timer) }
@@ -261,15 +313,30 @@ public final class KioskRunner {
                 overlay = nil
                 glass?.presenter.setOverlay(nil)
             }
+        case .shell(.identifyController(let slot)):
+            shellInput?.identify(slot: slot)
         case .shell(let request):
-            // Not performed yet: said on stderr, and nothing changes.
-            say("not supported yet: \(request)")
+            services?.perform(request, configuration: &configuration)
         case .exit(let code):
             exitCode = code
         }
     }
 
     // MARK: - Starting things
+
+    /// Starts the process-lived input (`configuration.input`), in the shell route; its pointer
+    /// kept inside the panel's mode.
+    private func startInput() {
+        guard let options = configuration.input else { return }
+        let input = ShellInput(options: options, events: events)
+        if let mode = glass?.presenter.mode { input.setPanel(width: Int(mode.width), height: Int(mode.height)) }
+        // Ctrl+Alt+F`n` typed on the grabbed keyboard in the shell: the VT switch the console
+        // would have made.
+        let vt = glass?.vt
+        input.onConsoleSwitch = { number in vt?.activate(number) }
+        if let problem = input.start() { say(problem); return }
+        shellInput = input
+    }
 
     private func loadProfile() -> (KnownHosts, String?) {
         guard case .configDirectory = configuration.profile else { return (KnownHosts(), nil) }
@@ -340,33 +407,14 @@ public final class KioskRunner {
                 events.post(.notice(sentence: "Cannot write \(path)."))
             }
         }
-        // Input: one thread for the stream's life; the session's hello decides what it may send.
-        let input: InputService? = configuration.input.flatMap { inputOptions in
-            let service = InputService(sink: SessionInputSink(pipeline: pipeline), options: inputOptions)
-            service.onEscape = { events.post(.user(.escapeChord)) }
-            if let problem = service.start() { say(problem); return nil }
-            return service
-        }
+        // Input: the process-lived service takes this session as its host route's; the session's
+        // hello decides what it may send.
+        let input = shellInput
+        let inputSink = input?.attach(pipeline)
         let askedPadKind = options.hello.gamepad
         pipeline.prepare = { session in
-            if let input {
-                // Chained after the pipeline's own handlers (installed before `prepare` runs).
-                let established = session.onEstablished
-                session.onEstablished = { params in
-                    established?(params)
-                    input.setPolicy(InputPolicy(serverHello: params.serverHello, askedPadKind: askedPadKind))
-                }
-                let control = session.onControl
-                session.onControl = { message in
-                    control?(message)
-                    if case .accessUpdate(let update) = message { input.updateGrants(update.grants) }
-                }
-                let hostDatagram = session.onHostDatagram
-                session.onHostDatagram = { datagram in
-                    hostDatagram?(datagram)
-                    input.feedback(datagram)
-                }
-            }
+            // Chained after the pipeline's own handlers (installed before `prepare` runs).
+            input?.chain(session, askedPadKind: askedPadKind)
             session.onStats = { stats in
                 if printStats {
                     var line = stats.json
@@ -390,12 +438,12 @@ public final class KioskRunner {
         }
         pipeline.onProgress = { progress in
             // A lost connection suspends input; the resumed session first gets the releases.
-            if case .resuming = progress { input?.setPolicy(nil) }
+            if case .resuming = progress { input?.suspendPolicy() }
             if case .ended = progress { audio?.stop() }
             events.post(.stream(job: job, progress))
         }
         let active = ActiveStream(job: job, source: .session(pipeline, live))
-        active.input = input
+        if let input, let inputSink { active.input = (input, inputSink) }
         replaceStream(with: active)
         pipeline.start()
     }
@@ -695,6 +743,8 @@ public final class KioskRunner {
             let refresh = Double(glass.presenter.mode.refreshIntervalNs) / 1e6
             say(String(format: "shell: input→glass p50 %.1f ms, max %.1f ms over %d screens (one refresh: %.1f ms)", l.p50Ms, l.maxMs, l.count, refresh))
         }
+        shellInput?.stop()
+        shellInput = nil
         glass?.close()
         glass = nil
     }

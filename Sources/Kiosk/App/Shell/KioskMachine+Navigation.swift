@@ -56,9 +56,32 @@ extension KioskMachine {
         case .pin(let id, let position): return navigatePin(id, position, input, now: now)
         case .addHost(let position): return navigateAddHost(position, input, now: now)
         case .settings(let item): return navigateSettings(item, input)
+        case .info(.controllers) where !state.controllers.isEmpty:
+            let last = state.controllers.count - 1
+            let i = min(state.shell.controllerFocus, last)
+            switch input {
+            case .move(.up): state.shell.controllerFocus = max(0, i - 1)
+            case .move(.down): state.shell.controllerFocus = min(last, i + 1)
+            case .activate: return [.shell(.identifyController(slot: state.controllers[i].slot))]
+            case .back: pop()
+            default: break
+            }
+            return []
         case .info:
             if input == .back || input == .activate { pop() }
             return []
+        case .speedTest(var t) where t.result != nil:
+            switch input {
+            case .move(let d) where d == .left || d == .right:
+                t.useFocused = d == .left
+                replaceTop(.speedTest(t))
+                return []
+            case .activate where t.useFocused: return useSuggestedBitrate(t)
+            case .activate, .back: return leaveJobPage()
+            default: return []
+            }
+        case .waking, .speedTest:
+            return input == .back || input == .activate ? leaveJobPage() : []
         case .confirm(let question, let yes):
             switch input {
             case .move(let d) where d == .left || d == .right:
@@ -74,7 +97,7 @@ extension KioskMachine {
                 case .forget(let id):
                     // The host page of a forgotten host goes too.
                     if case .host(id, _) = state.shell.top { pop() }
-                    return [.shell(.forget(hostID: id))]
+                    return forget(id)
                 case .powerOff: return [.shell(.powerOff)]
                 case .restart: return [.shell(.restart)]
                 }
@@ -85,7 +108,7 @@ extension KioskMachine {
     }
 
     private mutating func navigateHome(_ focus: HomeFocus, _ input: NavigationInput, now: UInt64) -> [KioskEffect] {
-        let actions = HomeAction.allCases
+        let actions = state.shell.homeActions
         // With no host listed the card row is empty: the focus is on the actions.
         let effective: HomeFocus = (focus == .hosts && state.hosts.isEmpty) ? .action(.addHost) : focus
         switch (effective, input) {
@@ -104,7 +127,7 @@ extension KioskMachine {
             push(.host(id: id, focus: .connect))
             return []
         case (.action(let a), .move(let d)):
-            let i = actions.firstIndex(of: a)!
+            let i = actions.firstIndex(of: a) ?? 0
             switch d {
             case .left: replaceTop(.home(.action(actions[max(0, i - 1)])))
             case .right: replaceTop(.home(.action(actions[min(actions.count - 1, i + 1)])))
@@ -113,6 +136,7 @@ extension KioskMachine {
             }
             return []
         case (.action(let a), .activate):
+            guard actions.contains(a) else { return [] }
             replaceTop(.home(.action(a)))   // the focus to come back to
             switch a {
             case .addHost: push(.addHost(focus: GridPosition(row: 0, column: 0)))
@@ -141,8 +165,8 @@ extension KioskMachine {
             case .connect: return user(.connect(hostID: id), now: now)
             case .pairWithPIN: push(.pin(hostID: id, focus: GridPosition(row: 0, column: 0)))
             case .requestAccess: return user(.pair(hostID: id, pin: nil), now: now)
-            case .wake: return [.shell(.wake(hostID: id))]
-            case .speedTest: return [.shell(.speedTest(hostID: id))]
+            case .wake: return startWake(id)
+            case .speedTest: return startSpeedTest(id)
             case .forget: push(.confirm(.forget(hostID: id), yes: false))
             }
         default:
@@ -227,23 +251,34 @@ extension KioskMachine {
         case .move(.up): replaceTop(.settings(focus: all[max(0, i - 1)]))
         case .move(.down): replaceTop(.settings(focus: all[min(all.count - 1, i + 1)]))
         case .move(let d):
-            if state.shell.settings.step(item, by: d == .left ? -1 : 1) {
-                return [.shell(.saveSettings(state.shell.settings))]
-            }
+            if state.shell.settings.step(item, by: d == .left ? -1 : 1) { return saveSettings() }
         case .back: pop()
         case .activate:
             switch item {
             case .statsOverlay:
                 state.statsOverlay.toggle()
-                return [.setStatsOverlay(state.statsOverlay)]
+                return [.setStatsOverlay(state.statsOverlay)] + saveSettings()
             case .controllers: push(.info(.controllers))
             case .about: push(.info(.about))
             case .mode, .bitrate, .decoder, .audioDevice:
-                if state.shell.settings.cycle(item) { return [.shell(.saveSettings(state.shell.settings))] }
+                if state.shell.settings.cycle(item) { return saveSettings() }
             }
         default: break
         }
         return []
+    }
+
+    /// The speed test's suggestion becomes the bitrate of the next stream; back to the host page.
+    private mutating func useSuggestedBitrate(_ t: SpeedTestProgress) -> [KioskEffect] {
+        guard let result = t.result else { return [] }
+        pop()
+        state.shell.settings.bitrateKbps = result.suggestedKbps
+        state.notice = "The next stream asks for \(result.suggestedKbps / 1000) Mbit/s."
+        return saveSettings()
+    }
+
+    private func saveSettings() -> [KioskEffect] {
+        [.shell(.saveSettings(state.shell.settings, statsOverlay: state.statsOverlay))]
     }
 
     /// Focuses what a pointer is on, when it is an entry of the screen showing (a target of
@@ -259,7 +294,7 @@ extension KioskMachine {
             case (.home, .hostCard(let id)) where state.host(id) != nil:
                 state.phase = .choosingHost(focus: id)
                 replaceTop(.home(.hosts))
-            case (.home, .homeAction(let a)):
+            case (.home, .homeAction(let a)) where state.shell.homeActions.contains(a):
                 replaceTop(.home(.action(a)))
             case (.host(let id, _), .hostAction(let a)):
                 replaceTop(.host(id: id, focus: a))
@@ -269,8 +304,13 @@ extension KioskMachine {
                 replaceTop(.addHost(focus: p))
             case (.settings, .setting(let item)):
                 replaceTop(.settings(focus: item))
+            case (.info(.controllers), .controller(let slot)):
+                if let i = state.controllers.firstIndex(where: { $0.slot == slot }) { state.shell.controllerFocus = i }
             case (.confirm(let question, _), .confirm(let yes)):
                 replaceTop(.confirm(question, yes: yes))
+            case (.speedTest(var t), .confirm(let use)) where t.result != nil:
+                t.useFocused = use
+                replaceTop(.speedTest(t))
             default:
                 break
             }
@@ -285,14 +325,14 @@ extension KioskMachine {
 
     // MARK: - The page stack
 
-    private mutating func push(_ page: ShellPage) { state.shell.pages.append(page) }
+    mutating func push(_ page: ShellPage) { state.shell.pages.append(page) }
 
     /// Leaves the top page; the page under it shows with the focus it had.
-    private mutating func pop() {
+    mutating func pop() {
         if state.shell.pages.count > 1 { state.shell.pages.removeLast() }
     }
 
-    private mutating func replaceTop(_ page: ShellPage) { state.shell.pages[state.shell.pages.count - 1] = page }
+    mutating func replaceTop(_ page: ShellPage) { state.shell.pages[state.shell.pages.count - 1] = page }
 
     /// Keeps the shell consistent with what the last event did: pages of hosts no longer listed go;
     /// a pairing that succeeded leaves its PIN page (and forgets the PIN; a cancelled or failed one
@@ -302,6 +342,8 @@ extension KioskMachine {
         state.shell.pages.removeAll { page in
             switch page {
             case .host(let id, _), .pin(let id, _), .confirm(.forget(let id), _): !hosts.contains { $0.id == id }
+            case .waking(let w): !hosts.contains { $0.id == w.hostID }
+            case .speedTest(let t): !hosts.contains { $0.id == t.hostID }
             default: false
             }
         }

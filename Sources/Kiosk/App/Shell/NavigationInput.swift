@@ -30,6 +30,8 @@ public enum PointerTarget: Sendable, Equatable {
     /// A key of the PIN pad or the on-screen keyboard.
     case key(GridPosition)
     case setting(SettingsItem)
+    /// A controller's row on the controllers page, by wire slot.
+    case controller(slot: Int)
     case confirm(yes: Bool)
 }
 

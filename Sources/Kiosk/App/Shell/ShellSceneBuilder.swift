@@ -111,12 +111,13 @@ public enum ShellSceneBuilder {
                                           focused: onCards && h.id == (hostFocus ?? state.hosts.first?.id)), target: .hostCard(id: h.id))
                 }
             }
-            let labels: [(HomeAction, String)] = [(.addHost, "Add host"), (.settings, "Settings"), (.powerOff, "Power off"), (.restart, "Restart")]
+            let names: [HomeAction: String] = [.addHost: "Add host", .settings: "Settings", .powerOff: "Power off", .restart: "Restart"]
+            let actions = state.shell.homeActions
             let actionFocus: HomeAction? = if case .action(let a) = focus { a } else if state.hosts.isEmpty { .addHost } else { nil }
-            for ((a, label), f) in zip(labels, ShellLayout.cardRow(count: 4, top: 660, width: 380, height: 96)) {
-                e.append(SceneElement(.button, frame: f, title: label, focused: a == actionFocus), target: .homeAction(a))
+            for (a, f) in zip(actions, ShellLayout.cardRow(count: actions.count, top: 660, width: 380, height: 96)) {
+                e.append(SceneElement(.button, frame: f, title: names[a]!, focused: a == actionFocus), target: .homeAction(a))
             }
-            if let problem = state.profileProblem ?? state.notice {
+            if let problem = state.profileProblem ?? state.notice ?? state.shell.box?.power.sentence {
                 e.append(SceneElement(.text, frame: SceneRect(x: ShellLayout.margin, y: 800, width: 1728, height: 120), title: problem))
             }
             return [Hint(.confirm, "Select")]
@@ -131,6 +132,45 @@ public enum ShellSceneBuilder {
                 e.append(SceneElement(.button, frame: f, title: label, focused: a == focus), target: .hostAction(a))
             }
             return [Hint(.confirm, "Select"), Hint(.back, "Back")]
+        case .waking(let w):
+            let name = state.host(w.hostID)?.name ?? w.hostID
+            if let failure = w.failure {
+                e.append(heading("\(name) did not wake"))
+                e.append(SceneElement(.statement, frame: paragraph(0, lines: 4), title: failure))
+                e.append(SceneElement(.button, frame: buttons(1)[0], title: "Back", focused: true), target: .cancel)
+                return [Hint(.confirm, "Back"), Hint(.back, "Back")]
+            }
+            e.append(heading("Waking \(name)… \(w.seconds) s"))
+            let sent = w.sent.map { "Magic packets sent (\($0) of \(w.destinations) destinations)." } ?? "Sending magic packets…"
+            e.append(SceneElement(.statement, frame: paragraph(0, lines: 2),
+                                  title: "\(sent)\nWaiting for \(name) to show on the network (up to \(WakeProgress.limitSeconds) s)."))
+            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true), target: .cancel)
+            return [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
+        case .speedTest(let t):
+            let name = state.host(t.hostID)?.name ?? t.hostID
+            e.append(heading("Speed test with \(name)"))
+            switch t.stage {
+            case .running(let step):
+                let line = step == .connecting ? "Connecting to \(name)…" : "Measuring: the host sends a burst for one second…"
+                e.append(SceneElement(.statement, frame: paragraph(0), title: line))
+                e.append(SceneElement(.button, frame: buttons(1)[0], title: "Cancel", focused: true), target: .cancel)
+                return [Hint(.confirm, "Cancel"), Hint(.back, "Cancel")]
+            case .done(let r):
+                let rtt = r.rttMs.map { String(format: "%.1f ms", $0) } ?? "not measured"
+                let lines = [String(format: "Measured: %.0f kbit/s (%.1f Mbit/s)", r.throughputKbps, r.throughputKbps / 1000),
+                             String(format: "Loss: %.1f %%", r.lossPercent), "Round trip: \(rtt)",
+                             "Suggested bitrate: \(r.suggestedKbps / 1000) Mbit/s"]
+                e.append(SceneElement(.statement, frame: paragraph(0, lines: 4), title: lines.joined(separator: "\n")))
+                let frames = buttons(2)
+                e.append(SceneElement(.button, frame: frames[0], title: "Use \(r.suggestedKbps / 1000) Mbit/s", focused: t.useFocused),
+                         target: .confirm(yes: true))
+                e.append(SceneElement(.button, frame: frames[1], title: "Back", focused: !t.useFocused), target: .confirm(yes: false))
+                return [Hint(.confirm, "Select"), Hint(.back, "Back")]
+            case .failed(let sentence):
+                e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: "The speed test did not work: \(sentence)"))
+            }
+            e.append(SceneElement(.button, frame: buttons(1)[0], title: "Back", focused: true), target: .cancel)
+            return [Hint(.confirm, "Back"), Hint(.back, "Back")]
         case .pin(let id, let focus):
             let name = state.host(id)?.name ?? id
             e.append(heading("Pair with \(name)"))
@@ -156,13 +196,23 @@ public enum ShellSceneBuilder {
                     else if item == .statsOverlay { state.statsOverlay ? "On" : "Off" } else { nil }
                 e.append(SceneElement(.button, frame: f, title: label, detail: detail, focused: item == focus), target: .setting(item))
             }
+            e.append(SceneElement(.text, frame: SceneRect(x: ShellLayout.margin, y: 900, width: 1728, height: 60),
+                                  title: "Changes apply to the next stream; a new mode at the next start."))
             return [Hint(.confirm, "Change"), Hint(.back, "Back")]
         case .info(let topic):
             switch topic {
             case .controllers:
                 e.append(heading("Controllers"))
-                e.append(SceneElement(.text, frame: paragraph(0, lines: 3),
-                                      title: "Connected controllers, their slots and batteries are listed here once input reports them."))
+                guard !state.controllers.isEmpty else {
+                    e.append(SceneElement(.text, frame: paragraph(0, lines: 3), title: "No controller is connected. Plug one in or pair it over Bluetooth."))
+                    return [Hint(.back, "Back")]
+                }
+                let focus = min(state.shell.controllerFocus, state.controllers.count - 1)
+                for (i, (c, f)) in zip(state.controllers, ShellLayout.list(count: state.controllers.count, top: ShellLayout.contentTop, width: 1400)).enumerated() {
+                    e.append(SceneElement(.button, frame: f, title: "\(c.slot + 1) · \(c.kind) · \(c.name)", detail: c.batteryLine,
+                                          focused: i == focus), target: .controller(slot: c.slot))
+                }
+                return [Hint(.confirm, "Identify"), Hint(.back, "Back")]
             case .about:
                 e.append(heading("About"))
                 let display = switch state.display {
@@ -171,7 +221,10 @@ public enum ShellSceneBuilder {
                 case .unavailable(let s)?, .unusable(let s)?: "Display: \(s)"
                 case nil: "Display: not opened yet"
                 }
-                e.append(SceneElement(.statement, frame: paragraph(0, lines: 3), title: "punktfunk-kiosk\n\(display)"))
+                let lines = ["punktfunk-kiosk \(KioskVersion.text)", display,
+                             "Decoders: \(state.shell.box?.decoders ?? "not probed yet")",
+                             "Settings: \(state.shell.configPath ?? "not saved (no profile)")"]
+                e.append(SceneElement(.statement, frame: paragraph(0, lines: 5), title: lines.joined(separator: "\n")))
             }
             return [Hint(.back, "Back")]
         case .confirm(let question, let yes):
@@ -188,13 +241,20 @@ public enum ShellSceneBuilder {
         }
     }
 
-    /// A card's status from what is known: pinned in the trust store (or given a fingerprint) is
-    /// paired, otherwise it needs pairing. (Online/asleep come with discovery's reachability.)
-    static func status(of host: HostEntry, _ state: KioskState) -> HostStatus {
-        if host.givenFingerprint != nil { return .paired }
-        guard let (name, port) = try? HostResolver.split(host.address) else { return .needsPairing }
+    /// A card's status: not pinned (no given fingerprint, none in the trust store for its
+    /// address) needs pairing; pinned and listed by discovery now is online; pinned, not seen and
+    /// with a MAC to wake is asleep; otherwise paired (reachability unknown).
+    public static func status(of host: HostEntry, _ state: KioskState) -> HostStatus {
+        guard isPinned(host, state) else { return .needsPairing }
+        if state.shell.onNetwork.contains(host.id) { return .online }
+        return host.macs.isEmpty ? .paired : .asleep
+    }
+
+    private static func isPinned(_ host: HostEntry, _ state: KioskState) -> Bool {
+        if host.givenFingerprint != nil { return true }
+        guard let (name, port) = try? HostResolver.split(host.address) else { return false }
         let key = name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
-        return state.knownHosts.fingerprint(for: key) == nil ? .needsPairing : .paired
+        return state.knownHosts.fingerprint(for: key) != nil
     }
 
     private static func name(of target: StreamTarget) -> String {

@@ -12,8 +12,25 @@ public struct ShellState: Sendable, Equatable {
     /// The focused choice on the error screen.
     public internal(set) var errorFocus: ErrorChoice = .backToHosts
     public internal(set) var settings = ShellSettings()
+    /// The focused row of the controllers page (an index into `KioskState.controllers`).
+    public internal(set) var controllerFocus = 0
+    /// What the box can do and offers, as the runner found it (nil until it answered).
+    public internal(set) var box: BoxFacts?
+    /// Where the settings are kept (nil: nowhere, e.g. without a profile).
+    public internal(set) var configPath: String?
+    /// Ids of the hosts discovery lists right now (a card's "online").
+    public internal(set) var onNetwork: Set<String> = []
 
     public init() {}
+
+    /// The home screen's action row, left to right: power off and restart only where logind
+    /// allows them without asking anyone.
+    public var homeActions: [HomeAction] {
+        var actions: [HomeAction] = [.addHost, .settings]
+        if box?.power.canPowerOff == true { actions.append(.powerOff) }
+        if box?.power.canRestart == true { actions.append(.restart) }
+        return actions
+    }
 
     /// The page showing while the phase is the host list.
     public var top: ShellPage { pages[pages.count - 1] }
@@ -31,10 +48,15 @@ public enum ShellPage: Sendable, Equatable {
     /// The on-screen keyboard for a host address (the text is `ShellState.addressDraft`).
     case addHost(focus: GridPosition)
     case settings(focus: SettingsItem)
-    /// A read-only page (controllers, about); Back or A leaves it.
+    /// A read-only page (about), or the controllers page (a row per controller, A identifies
+    /// the focused one); Back leaves it, as does A with nothing to act on.
     case info(InfoTopic)
     /// A yes/no question; "no" is focused first, Back answers no.
     case confirm(ConfirmQuestion, yes: Bool)
+    /// Wake-on-LAN sent, waiting for the host to show on the network (over its host page).
+    case waking(WakeProgress)
+    /// A speed test with a host, then its result (over its host page).
+    case speedTest(SpeedTestProgress)
 }
 
 public enum HomeFocus: Sendable, Equatable {
@@ -43,7 +65,7 @@ public enum HomeFocus: Sendable, Equatable {
     case action(HomeAction)
 }
 
-/// The row under the host cards, left to right.
+/// The row under the host cards, left to right (`ShellState.homeActions` says which show).
 public enum HomeAction: Sendable, Equatable, CaseIterable {
     case addHost, settings, powerOff, restart
 }
@@ -73,66 +95,3 @@ public enum ErrorChoice: Sendable, Equatable {
     case retry, backToHosts
 }
 
-/// Settings chosen on the settings page: an index into each option list.
-public struct ShellSettings: Sendable, Equatable {
-    public static let modes = ["Native", "3840×2160 60 Hz", "1920×1080 60 Hz", "1280×720 60 Hz"]
-    public static let bitrates = ["Automatic", "10 Mbit/s", "20 Mbit/s", "40 Mbit/s", "80 Mbit/s"]
-    public static let decoders = ["Automatic", "VA-API", "Software"]
-    public static let audioDevices = ["Default"]
-
-    public var mode = 0
-    public var bitrate = 0
-    public var decoder = 0
-    public var audioDevice = 0
-
-    public init() {}
-
-    /// `item`'s options and chosen index (nil for entries that are not a choice).
-    public func choice(_ item: SettingsItem) -> (options: [String], index: Int)? {
-        switch item {
-        case .mode: (Self.modes, mode)
-        case .bitrate: (Self.bitrates, bitrate)
-        case .decoder: (Self.decoders, decoder)
-        case .audioDevice: (Self.audioDevices, audioDevice)
-        case .statsOverlay, .controllers, .about: nil
-        }
-    }
-
-    /// Steps `item`'s choice to the next option, from the last back to the first.
-    /// - Returns: whether it changed (a single option does not).
-    mutating func cycle(_ item: SettingsItem) -> Bool {
-        guard let (options, index) = choice(item) else { return false }
-        return step(item, by: index == options.count - 1 ? -index : 1)
-    }
-
-    /// Steps `item`'s choice by `delta`, stopping at the ends. - Returns: whether it changed.
-    mutating func step(_ item: SettingsItem, by delta: Int) -> Bool {
-        guard let (options, index) = choice(item) else { return false }
-        let next = min(max(index + delta, 0), options.count - 1)
-        guard next != index else { return false }
-        switch item {
-        case .mode: mode = next
-        case .bitrate: bitrate = next
-        case .decoder: decoder = next
-        case .audioDevice: audioDevice = next
-        case .statsOverlay, .controllers, .about: break
-        }
-        return true
-    }
-}
-
-/// What the shell asks of the box beyond streams and pairing; the runner performs these.
-public enum ShellRequest: Sendable, Equatable {
-    /// Wake-on-LAN the host and wait for it.
-    case wake(hostID: String)
-    case speedTest(hostID: String)
-    /// Remove the host's pairing (and the saved entry).
-    case forget(hostID: String)
-    /// Save a host typed by address.
-    case saveHost(HostEntry)
-    /// The settings changed: keep them.
-    case saveSettings(ShellSettings)
-    /// Through logind, where it allows.
-    case powerOff
-    case restart
-}

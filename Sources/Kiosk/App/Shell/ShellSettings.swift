@@ -1,0 +1,114 @@
+/// The settings page's values: what is chosen (nil: the box's own choice) and what there is to
+/// choose from (the connector's modes and the ALSA outputs found at start). Loaded from and saved
+/// to `KioskConfig` (`display-mode`, `bitrate`, `decoder`, `audio-device`); they apply to the
+/// next stream, a mode to the next start.
+public struct ShellSettings: Sendable, Equatable {
+    /// Bitrates offered besides the host's choice, kbit/s.
+    public static let bitratesKbps: [UInt32] = [5_000, 10_000, 20_000, 40_000, 80_000, 150_000]
+    /// `KioskConfig.decoder` values, in the order shown.
+    public static let decoders = ["auto", "vaapi", "software"]
+    static let decoderLabels = ["Automatic (VA-API, then software)", "VA-API", "Software"]
+
+    /// The connector's modes, `WxH@Hz`, as the display lists them.
+    public var availableModes: [String] = []
+    /// ALSA PCM names found at start.
+    public var availableAudioDevices: [String] = []
+    /// `WxH@Hz` or `WxH` (nil: the panel's preferred mode).
+    public var displayMode: String?
+    /// nil: the host's choice.
+    public var bitrateKbps: UInt32?
+    /// One of `decoders`.
+    public var decoder = "auto"
+    /// An ALSA PCM (nil: the display's HDMI/DP output, else `default`).
+    public var audioDevice: String?
+
+    public init() {}
+
+    public init(config: KioskConfig, modes: [String], audioDevices: [String]) {
+        availableModes = modes
+        availableAudioDevices = audioDevices
+        displayMode = config.displayMode
+        bitrateKbps = config.bitrateKbps
+        decoder = config.decoder ?? "auto"
+        audioDevice = config.audioDevice
+    }
+
+    /// `config` with these settings in place of its own (hosts and other keys untouched).
+    public func stored(in config: KioskConfig) -> KioskConfig {
+        var c = config
+        c.displayMode = displayMode
+        c.bitrateKbps = bitrateKbps
+        c.decoder = decoder
+        c.audioDevice = audioDevice
+        return c
+    }
+
+    /// The values `item` can take, in order (nil: the box's own choice), with a saved value that
+    /// is not offered any more kept in the list.
+    private func values(_ item: SettingsItem) -> [String?]? {
+        func with(_ chosen: String?, _ offered: [String]) -> [String?] {
+            var list: [String?] = [nil] + offered
+            if let chosen, !offered.contains(chosen) { list.append(chosen) }
+            return list
+        }
+        switch item {
+        case .mode: return with(displayMode, availableModes)
+        case .bitrate: return with(bitrateKbps.map(String.init), Self.bitratesKbps.map(String.init))
+        case .decoder: return Self.decoders
+        case .audioDevice: return with(audioDevice, availableAudioDevices)
+        case .statsOverlay, .controllers, .about: return nil
+        }
+    }
+
+    private func chosen(_ item: SettingsItem) -> String? {
+        switch item {
+        case .mode: displayMode
+        case .bitrate: bitrateKbps.map(String.init)
+        case .decoder: decoder
+        case .audioDevice: audioDevice
+        case .statsOverlay, .controllers, .about: nil
+        }
+    }
+
+    private static func label(_ item: SettingsItem, _ value: String?) -> String {
+        switch (item, value) {
+        case (.mode, nil): "Native"
+        case (.bitrate, nil): "Automatic"
+        case (.audioDevice, nil): "Automatic (the TV's)"
+        case (.bitrate, let v?): UInt32(v).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? v
+        case (.decoder, let v?): decoderLabels[decoders.firstIndex(of: v) ?? 0]
+        case (_, let v?): v
+        default: ""
+        }
+    }
+
+    /// `item`'s options as shown and the chosen index (nil for entries that are not a choice).
+    public func choice(_ item: SettingsItem) -> (options: [String], index: Int)? {
+        guard let values = values(item) else { return nil }
+        let index = values.firstIndex(of: chosen(item)) ?? 0
+        return (values.map { Self.label(item, $0) }, index)
+    }
+
+    /// Steps `item`'s choice to the next option, from the last back to the first.
+    /// - Returns: whether it changed (a single option does not).
+    mutating func cycle(_ item: SettingsItem) -> Bool {
+        guard let (options, index) = choice(item) else { return false }
+        return step(item, by: index == options.count - 1 ? -index : 1)
+    }
+
+    /// Steps `item`'s choice by `delta`, stopping at the ends. - Returns: whether it changed.
+    mutating func step(_ item: SettingsItem, by delta: Int) -> Bool {
+        guard let values = values(item), let (_, index) = choice(item) else { return false }
+        let next = min(max(index + delta, 0), values.count - 1)
+        guard next != index else { return false }
+        let value = values[next]
+        switch item {
+        case .mode: displayMode = value
+        case .bitrate: bitrateKbps = value.flatMap { UInt32($0) }
+        case .decoder: decoder = value ?? "auto"
+        case .audioDevice: audioDevice = value
+        case .statsOverlay, .controllers, .about: break
+        }
+        return true
+    }
+}

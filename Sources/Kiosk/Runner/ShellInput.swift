@@ -1,0 +1,135 @@
+import Foundation
+import Input
+import PunktfunkSession
+import PunktfunkWire
+import Shell
+
+/// The process-lived input: one `InputService` from the runner's start to its exit, whose route
+/// follows the phase — the shell (navigation posted to the runner's `EventQueue` as
+/// `.navigate`, `.pointer`, `.controllersChanged`) or the streaming session's host (its sink,
+/// policy, grants and feedback; the escape chord posts `.user(.escapeChord)`).
+///
+/// The shell route's timing (a held direction's auto-repeat, coalesced pointer motion) runs on
+/// the input thread (`NavigationHandler.tick`), so it keeps time while the runner is busy.
+///
+/// Thread contract: `start`, `stop`, `follow`, `attach`, `chain`, `suspendPolicy`, `detach`,
+/// `identify`, `setPanel` on the runner's thread; `glyphs`, `pointer`, `pads`, `counters` from
+/// any thread; `onConsoleSwitch` is called on the input thread (set it before `start`).
+final class ShellInput: NavigationHandler, @unchecked Sendable {
+    let service: InputService
+    private let events: EventQueue
+    private let lock = NSLock()
+    /// Guarded by `lock` (the input thread writes, the runner reads glyphs and the pointer).
+    private var feed = ShellInputFeed()
+    /// The route asked for last (runner's thread).
+    private var route: InputRoute = .shell
+    /// Ctrl+Alt+F`n` in the shell: switch to VT `n` (input thread).
+    var onConsoleSwitch: (Int) -> Void = { _ in }
+
+    init(options: InputService.Options, events: EventQueue) {
+        self.events = events
+        service = InputService(options: options)
+        service.navigationHandler = self
+        service.onEscape = { events.post(.user(.escapeChord)) }
+        service.onPadsChanged = { pads in events.post(.controllersChanged(pads.map(ShellInput.controller))) }
+    }
+
+    /// - Returns: a sentence when input cannot run at all.
+    func start() -> String? { service.start() }
+
+    /// Releases everything, resets the pads' feedback, ungrabs, joins the input thread.
+    func stop() { service.stop() }
+
+    // MARK: - Route
+
+    /// Streaming → the host route; anything else (the in-stream menu, the shell's pages,
+    /// connecting) → the shell route. Cheap when the route does not change.
+    func follow(phase: KioskPhase) {
+        let next: InputRoute = if case .streaming = phase { .host } else { .shell }
+        guard next != route else { return }
+        route = next
+        service.setRoute(next)
+    }
+
+    /// The session of `pipeline` takes the host route's events (its policy follows in `chain`).
+    /// - Returns: the sink, for `detach`.
+    func attach(_ pipeline: StreamPipeline) -> InputSink {
+        let sink = SessionInputSink(pipeline: pipeline)
+        service.attach(sink: sink)
+        return sink
+    }
+
+    /// Chains the policy, access updates and the host's feedback onto `session`'s handlers (call
+    /// from the pipeline's `prepare`, after the pipeline's own handlers are installed).
+    func chain(_ session: ClientSession, askedPadKind: GamepadKind) {
+        let service = self.service
+        let established = session.onEstablished
+        session.onEstablished = { params in
+            established?(params)
+            service.setPolicy(InputPolicy(serverHello: params.serverHello, askedPadKind: askedPadKind))
+        }
+        let control = session.onControl
+        session.onControl = { message in
+            control?(message)
+            if case .accessUpdate(let update) = message { service.updateGrants(update.grants) }
+        }
+        let hostDatagram = session.onHostDatagram
+        session.onHostDatagram = { datagram in
+            hostDatagram?(datagram)
+            service.feedback(datagram)
+        }
+    }
+
+    /// The connection is being resumed: input is held back; the resumed session first gets the
+    /// releases.
+    func suspendPolicy() { service.setPolicy(nil) }
+
+    /// The session of `sink` ends: its host gets its releases now (before the quit).
+    func detach(_ sink: InputSink) { service.detach(sink) }
+
+    // MARK: - The shell's view
+
+    /// The glyphs of the device used last (a mouse keeps the previous). Read on each redraw: a
+    /// change always comes with the press that posted the redraw's event.
+    var glyphs: GlyphSet { lock.withLock { feed.glyphs } }
+
+    /// The pointer in panel pixels.
+    var pointer: (x: Int, y: Int) { lock.withLock { (feed.pointerX, feed.pointerY) } }
+
+    /// The panel's mode: the pointer is kept inside it.
+    func setPanel(width: Int, height: Int) { lock.withLock { feed.setPanel(width: width, height: height) } }
+
+    /// Rumble / lightbar flash on the pad in `slot` for 300 ms.
+    func identify(slot: Int) { service.identify(slot: slot) }
+
+    var counters: InputCounters { service.counters }
+
+    // MARK: - NavigationHandler (input thread)
+
+    func navigate(_ event: NavigationEvent, nowNs: UInt64) {
+        if case .switchConsole(let vt) = event { onConsoleSwitch(vt); return }
+        let events = self.events
+        lock.withLock { feed.take(event, now: nowNs) { events.post($0) } }
+    }
+
+    func tick(nowNs: UInt64) -> UInt64? {
+        let events = self.events
+        return lock.withLock {
+            if let due = feed.nextDeadline, nowNs >= due { feed.tick(now: nowNs) { events.post($0) } }
+            return feed.nextDeadline
+        }
+    }
+
+    static func controller(_ pad: PadInfo) -> ControllerInfo {
+        let kind = switch pad.kind {
+        case .dualSense: "DualSense"
+        case .dualSenseEdge: "DualSense Edge"
+        case .dualShock4: "DualShock 4"
+        case .xbox360: "Xbox 360"
+        case .xboxOne, .xboxElite: "Xbox"
+        case .switchPro, .switch2Pro: "Switch Pro"
+        default: "Controller"
+        }
+        return ControllerInfo(slot: pad.slot, kind: kind, name: pad.name, battery: pad.battery, charging: pad.charging)
+    }
+}
