@@ -121,6 +121,7 @@ public final class InputService: @unchecked Sendable {
     /// input thread to do it (at most `timeout` seconds).
     public func detach(_ sink: InputSink, timeout: Double = 1) {
         guard thread != nil else { return }
+        while detached.wait(timeout: .now()) == .success {}   // a late signal of an earlier timeout
         post { detachRequested = sink }
         _ = detached.wait(timeout: .now() + timeout)
     }
@@ -285,6 +286,7 @@ public final class InputService: @unchecked Sendable {
                 // the shell lets go (its held directions end) before the host hears anything.
                 if route == .shell { mapper.leaveForShell(); navigation.setRoute(.shell) }
                 else { navigation.setRoute(.host); mapper.returnFromShell() }
+                say("input goes to the \(route == .shell ? "shell" : "host")")
             }
             for slot in identify { feedback.identify(slot: slot, nowNs: MonotonicClock.nowNs(), devices: self) }
             if let policy { mapper.setPolicy(policy) }

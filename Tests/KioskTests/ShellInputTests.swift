@@ -107,3 +107,32 @@ import PunktfunkSession
         #expect(c.batteryLine == "40 %")
     }
 }
+
+extension ShellInputTests {
+    /// The handler the input thread calls: events land on the runner's queue, the repeat is due
+    /// at the deadline `tick` returns, the route follows the phase, a console switch goes to its
+    /// callback and nothing else.
+    @Test func theInputThreadsHandlerPostsToTheRunnersQueue() {
+        let queue = EventQueue()
+        let input = ShellInput(options: InputService.Options(), events: queue)
+        var switched: [Int] = []
+        input.onConsoleSwitch = { switched.append($0) }
+        let t0: UInt64 = 50_000_000_000
+        input.navigate(.deviceUsed(.keyboard), nowNs: t0)
+        input.navigate(.key(.left, pressed: true, from: .keyboard), nowNs: t0)
+        #expect(queue.drain().map(\.event) == [.navigate(.move(.left))])
+        #expect(input.glyphs == .keyboard)
+        #expect(input.tick(nowNs: t0 + 1) == t0 + KeyRepeat.delayNs)
+        #expect(queue.drain().isEmpty)
+        #expect(input.tick(nowNs: t0 + KeyRepeat.delayNs) == t0 + KeyRepeat.delayNs + KeyRepeat.intervalNs)
+        #expect(queue.drain().map(\.event) == [.navigate(.move(.left))])
+        input.navigate(.key(.left, pressed: false, from: .keyboard), nowNs: t0 + KeyRepeat.delayNs + 1)
+        #expect(input.tick(nowNs: t0 + KeyRepeat.delayNs + 2) == nil)
+        input.navigate(.switchConsole(3), nowNs: t0)
+        #expect(switched == [3] && queue.drain().isEmpty)
+        input.setPanel(width: 1280, height: 720)
+        input.navigate(.pointerMoved(dx: 10_000, dy: 10_000), nowNs: t0 + 1_000_000_000)
+        #expect(input.pointer == (1279, 719))
+        #expect(queue.drain().map(\.event) == [.pointer(PointerEvent(x: 1279, y: 719, action: .moved))])
+    }
+}
