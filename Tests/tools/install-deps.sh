@@ -18,6 +18,7 @@ packages=(
   lintian dpkg-dev fakeroot iproute2 util-linux               # package checks (build-deb.sh --check); mDNS tests in a netns
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
+  tesseract-ocr tesseract-ocr-eng                             # VM shell check: OCR of the shell's screendumps
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
 

@@ -328,6 +328,11 @@ fi
 # since it leaves loopback multicast switched on and ran the test host beside the kiosk
 selected autoconnect && . "$AUTOCONNECT_SH"
 
+# --- shell: a uinput pad drives the couch shell through mDNS discovery, PIN pairing, a stream,
+# the in-stream menu and Disconnect (Tests/vm/guest/shell-check.sh); after autoconnect, whose
+# loopback multicast it uses too
+selected shell && . "$SHELL_SH"
+
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
 stamp checks-end

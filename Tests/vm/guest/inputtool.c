@@ -11,6 +11,11 @@
 //   ev <name> TYPE CODE VALUE   write one input_event to a uinput device (SYN included by the caller)
 //   ds|dsbt B0 B1 B2            a DualSense input report (USB 0x01, Bluetooth 0x31 + CRC) with these
 //                               button bytes (hex), sticks centred, triggers released, hat in B0's low nibble
+//   key <name> KEY VALUE        a key or button edge and its SYN (KEY: BTN_SOUTH, KEY_ENTER, ... or
+//                               a number; VALUE 1 down, 0 up)
+//   tap <name> KEY              press, SYN, 60 ms, release, SYN (a press shorter than key repeat)
+//   hat <name> up|down|left|right   the d-pad (ABS_HAT0X/Y) pushed for 60 ms, then centred
+//   sleep SECONDS               wait (scripts with timing: "tap pad BTN_SOUTH", "sleep 0.2", ...)
 //   mark TEXT                   echo "@@MARK TEXT" (ordering in the log)
 //   quit
 #include <errno.h>
@@ -306,6 +311,35 @@ static void destroy_ds(int bt) {
     dsfd = dsfds[bt] = -1;
 }
 
+// Key and button names the scripted commands take (else a number).
+static const struct { const char *name; int code; } key_names[] = {
+    {"BTN_SOUTH", BTN_SOUTH}, {"BTN_EAST", BTN_EAST}, {"BTN_NORTH", BTN_NORTH}, {"BTN_WEST", BTN_WEST},
+    {"BTN_TL", BTN_TL}, {"BTN_TR", BTN_TR}, {"BTN_SELECT", BTN_SELECT}, {"BTN_START", BTN_START},
+    {"BTN_MODE", BTN_MODE}, {"BTN_THUMBL", BTN_THUMBL}, {"BTN_THUMBR", BTN_THUMBR},
+    {"BTN_LEFT", BTN_LEFT}, {"BTN_RIGHT", BTN_RIGHT},
+    {"KEY_ENTER", KEY_ENTER}, {"KEY_ESC", KEY_ESC}, {"KEY_BACKSPACE", KEY_BACKSPACE},
+    {"KEY_UP", KEY_UP}, {"KEY_DOWN", KEY_DOWN}, {"KEY_LEFT", KEY_LEFT}, {"KEY_RIGHT", KEY_RIGHT},
+    {"KEY_LEFTCTRL", KEY_LEFTCTRL}, {"KEY_LEFTALT", KEY_LEFTALT}, {"KEY_LEFTSHIFT", KEY_LEFTSHIFT},
+};
+
+static int key_code(const char *n) {
+    for (unsigned i = 0; i < sizeof key_names / sizeof *key_names; i++) if (!strcmp(n, key_names[i].name)) return key_names[i].code;
+    char *end;
+    long v = strtol(n, &end, 0);
+    return *n && !*end && v > 0 && v < KEY_MAX ? (int)v : -1;
+}
+
+static void sleep_s(double s) {
+    struct timespec t = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+    while (nanosleep(&t, &t) < 0 && errno == EINTR) {}
+}
+
+// One edge and its SYN_REPORT on a uinput device.
+static void edge(int fd, int type, int code, int value) {
+    emit(fd, type, code, value);
+    emit(fd, EV_SYN, SYN_REPORT, 0);
+}
+
 static int named(const char *n) {
     for (int i = 0; i < NDEV; i++) if (!strcmp(n, dev_names[i])) return i;
     return strcmp(n, "ds") == 0 ? NDEV : strcmp(n, "dsbt") == 0 ? NDEV + 1 : -1;
@@ -335,6 +369,22 @@ static void command(char *line) {
         if (dsfds[BT] >= 0) ds_input(BT, x, y, z);
     } else if (sscanf(line, "ds %x %x %x", &x, &y, &z) == 3) {
         if (dsfds[USB] >= 0) ds_input(USB, x, y, z);
+    } else if (sscanf(line, "key %31s %31s %d", a, b, &v) == 3 || sscanf(line, "tap %31s %31s", a, b) == 2) {
+        int d = named(a), code = key_code(b);
+        if (d < 0 || d >= NDEV || ufd[d] < 0 || code < 0) { fprintf(stderr, "inputtool: cannot do \"%s\"\n", line); return; }
+        if (line[0] == 'k') { edge(ufd[d], EV_KEY, code, v); }
+        else { edge(ufd[d], EV_KEY, code, 1); sleep_s(0.06); edge(ufd[d], EV_KEY, code, 0); }
+    } else if (sscanf(line, "hat %31s %31s", a, b) == 2) {
+        int d = named(a);
+        int axis = !strcmp(b, "left") || !strcmp(b, "right") ? ABS_HAT0X : ABS_HAT0Y;
+        int dir = !strcmp(b, "left") || !strcmp(b, "up") ? -1 : 1;
+        if (d != PAD || ufd[d] < 0 || (strcmp(b, "left") && strcmp(b, "right") && strcmp(b, "up") && strcmp(b, "down"))) {
+            fprintf(stderr, "inputtool: cannot do \"%s\"\n", line);
+            return;
+        }
+        edge(ufd[d], EV_ABS, axis, dir); sleep_s(0.06); edge(ufd[d], EV_ABS, axis, 0);
+    } else if (strncmp(line, "sleep ", 6) == 0) {
+        sleep_s(atof(line + 6));
     } else if (sscanf(line, "mark %31s", b) == 1) {
         printf("@@MARK %s\n", b);
     }
