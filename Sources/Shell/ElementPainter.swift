@@ -16,7 +16,9 @@ enum ElementPainter {
         case .card(let status):
             panel(f, cr, focused: e.focused)
             let pad = 28.0
-            TextPainter.draw(e.title, cr, x: f.x + pad, y: f.y + pad, width: f.width - 2 * pad, size: body, bold: true)
+            // A host's name on two lines (a card is ~12 characters wide), the rest ellipsized.
+            TextPainter.draw(e.title, cr, x: f.x + pad, y: f.y + pad, width: f.width - 2 * pad, size: body, bold: true,
+                             wraps: true, maxLines: 2)
             let dot = body * 0.4
             let lineY = f.y + f.height - pad - body * 1.2
             colour(of: status).set(cr)

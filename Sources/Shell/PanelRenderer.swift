@@ -8,6 +8,14 @@ public enum PanelRenderer {
     /// The ground's opacity (0…1): the stream shows faintly through, text stays legible.
     public static let groundAlpha = 0.94
 
+    /// Loads the fonts (fontconfig's configuration and caches, the face) by laying out one line
+    /// off-screen, so the first panel over a stream does not stall the presenting thread for it.
+    /// Safe on any thread.
+    public static func warmUp() {
+        let scene = ShellScene(elements: [SceneElement(.statement, frame: SceneRect(x: 0, y: 0, width: 400, height: 60), title: "Aa")])
+        _ = draw(scene, panel: SceneRect(x: 0, y: 0, width: 400, height: 60), modeWidth: 640, modeHeight: 360)
+    }
+
     /// - Returns: where the panel goes on the mode (panel pixels) and its pixels, `rect.width × 4`
     ///   bytes per row.
     public static func draw(_ scene: ShellScene, panel: SceneRect, modeWidth: Int, modeHeight: Int) -> (rect: PanelRect, pixels: [UInt8]) {

@@ -20,16 +20,21 @@ enum TextPainter {
     }
 
     /// Draws `text` with its top-left at (`x`, `y`) in a box `width` wide (aligned in it; one line
-    /// ellipsized unless `wraps`). - Returns: the height drawn.
+    /// ellipsized unless `wraps`; wrapped text past `maxLines` lines is ellipsized).
+    /// - Returns: the height drawn.
     @discardableResult
     static func draw(_ text: String, _ cr: OpaquePointer, x: Double, y: Double, width: Double, size: Double,
                      bold: Bool = false, align: Align = .left, wraps: Bool = false, colour: Colour = Palette.text,
-                     centreIn boxHeight: Double? = nil) -> Double {
+                     centreIn boxHeight: Double? = nil, maxLines: Int? = nil) -> Double {
         guard let layout = makeLayout(cr, size: size, bold: bold) else { return 0 }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         pango_layout_set_width(layout, Int32(width * Double(PANGO_SCALE)))
         if wraps {
-            pango_layout_set_wrap(layout, PANGO_WRAP_WORD)
+            pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+            if let maxLines {
+                pango_layout_set_height(layout, Int32(-maxLines))
+                pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+            }
         } else {
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
         }

@@ -88,6 +88,9 @@ public final class KioskRunner {
                 let g = try Glass(settings)
                 glass = g
                 display = .glass(name: g.name)
+                let fonts = Thread { PanelRenderer.warmUp() }
+                fonts.name = "fonts"
+                fonts.start()
             } catch {
                 switch error {
                 case .noDevice, .openFailed: display = .unavailable(sentence: "There is no usable display (\(error)).")
@@ -267,6 +270,16 @@ public final class KioskRunner {
             FileHandle.standardOutput.write(Data(line.utf8))
         }
         return event
+    }
+
+    /// Whether the shell's screens want the display back from the stream `job` (the phase left
+    /// the stream for the host list, an error, or a new connect or pairing).
+    private func shellTakesOver(from job: Int) -> Bool {
+        switch machine.state.phase {
+        case .choosingHost, .error, .connecting, .pairing: true
+        case .streaming(let s), .inStreamMenu(let s, _): s.job != job
+        case .starting, .leaving: false
+        }
     }
 
     private func isStreaming(job: Int) -> Bool {
@@ -677,6 +690,9 @@ public final class KioskRunner {
                 // Leaving: stop producing — except for a session's last pictures, which drain
                 // once its decoder closed the output (the stream ended by itself).
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
+                // The stream left for the shell (a disconnect, an end into the host list or the
+                // error screen): the shell takes the display now, the session winds down behind it.
+                if !isFile, self.shellTakesOver(from: s.job) { return .end }
                 if self.machine.state.statsOverlay, self.overlay == nil, self.panelGeneration == nil { self.showOverlay(s) }
                 if isFile {
                     // The file source numbers its frames itself (passes and first-pass indices).
@@ -701,6 +717,7 @@ public final class KioskRunner {
         }
         overlayOff()
         if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
+        if s.pipeline != nil, shellTakesOver(from: s.job) { s.releasePictures() }
         switch outcome {
         case .interrupted(let signal):
             feed(.signal(signal == .terminate ? .terminate : .interrupt))
