@@ -715,7 +715,7 @@ def check_overlay(out, fixtures, fixture, frames, demo_fixture, demo_frames):
     for n in demo_frames:
         # the picture on screen is whichever demo frame matches best (as in the demo check)
         best = lambda shown: dref[min(dref, key=lambda m: mean_abs(shown[::61], dref[m][::61]))]
-        judge_composited(f"overlay bochs-drm composited kiosk (no subcommand: the demo stream) picture {n}", out, name, n, dw, dh,
+        judge_composited(f"overlay bochs-drm composited kiosk demo (the demo stream) picture {n}", out, name, n, dw, dh,
                          best, rc_of(out, name), overlay_route(out, name))
     name = "overlay-vkms"
     rc, route = rc_of(out, name), overlay_route(out, name)

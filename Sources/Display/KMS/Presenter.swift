@@ -438,9 +438,15 @@ public final class Presenter {
         guard let p = pipeline, let slot = p.slots.first(where: { $0.frame == id }) else {
             throw .badFrame("frame \(id) is not in the ring")
         }
+        try send(slot, of: p, fence: true)
+    }
+
+    /// Commits `slot` of `p` with the overlay's newest state (NONBLOCK | PAGE_FLIP_EVENT, plus
+    /// ALLOW_MODESET and the full state when a modeset is due); the slot is queued.
+    private func send(_ slot: Slot, of p: Pipeline, fence: Bool) throws(KMSError) {
         overlay.stage()
         var req = try AtomicRequest()
-        try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset)
+        try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset, fence: fence)
         var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
         if needsModeset { flags |= CommitFlags.allowModeset }
         do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
@@ -466,17 +472,8 @@ public final class Presenter {
     public func commitOverlayChange() throws(KMSError) -> Bool {
         guard overlayChanged, isActive, queuedSlot == nil, let p = pipeline, p.key != nil, let slot = currentSlot,
               p.slots.contains(where: { $0 === slot }), overlay.route != .composite else { return false }
-        overlay.stage()
-        var req = try AtomicRequest()
         // The picture on screen was fenced when it first went out: nothing to wait for again.
-        try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset, fence: false)
-        var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
-        if needsModeset { flags |= CommitFlags.allowModeset }
-        do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
-        overlay.committed()
-        needsModeset = false
-        overlayChanged = false
-        queuedSlot = slot
+        try send(slot, of: p, fence: false)
         return true
     }
 

@@ -71,6 +71,13 @@ public final class PresentLoop {
     /// frame is produced as soon as the source has it (a live stream paces itself).
     public var followSchedule = true
 
+    /// Called on this thread once per pass of the loop, before the pacer decides (after every
+    /// wake-up: a flip, a signal, a source wake descriptor, a deadline) — whether or not a frame
+    /// is produced in that pass. The owner answers what its wake descriptors announced here
+    /// (a person's input while a frame waits for a free slot must not wait for it). Keep it to a
+    /// flag check when there is no news.
+    public var onPass: (() -> Void)?
+
     /// Called on this thread when a frame's flip completed (once per frame): id, flip and ready
     /// time (CLOCK_MONOTONIC ns). The stats overlay counts it here.
     public var onShown: ((_ frame: UInt64, _ flipNs: UInt64, _ readyNs: UInt64) -> Void)?
@@ -162,6 +169,7 @@ public final class PresentLoop {
                 }
             }
             if let retry = resumeRetryAtNs, MonotonicClock.nowNs() >= retry { resumeDisplay() }
+            onPass?()
             // Flip events that already arrived (non-blocking): production running behind
             // schedule loops without sleeping, and must not starve the pacer of completions.
             if let outcome = awaitFlips(timeoutNs: 0) { return outcome }

@@ -179,6 +179,7 @@ public final class KioskRunner {
     /// none (the stats overlay, when on, has the overlay back).
     private func updatePanel() {
         guard let presenter = glass?.presenter else { return }
+        if let t = toast, MonotonicClock.nowNs() >= t.untilNs { toast = nil }
         let state = machine.state
         var view: ShellView?
         var name = "menu"
@@ -189,10 +190,8 @@ public final class KioskRunner {
             name = "toast"
             if let attempt = s.resuming {
                 view = ShellSceneBuilder.toast("The connection was lost. Reconnecting (attempt \(attempt))…")
-            } else if let t = toast, MonotonicClock.nowNs() < t.untilNs {
+            } else if let t = toast {
                 view = ShellSceneBuilder.toast(t.text)
-            } else {
-                toast = nil
             }
         default:
             break
@@ -237,14 +236,16 @@ public final class KioskRunner {
             case .navigate:
                 shell.noteInput(atNs: postedNs)
                 pointerAt = nil   // a pad or the keyboard: the pointer hides until the mouse moves
+                feed(event)
             case .pointer(let p):
                 shell.noteInput(atNs: postedNs)
                 pointer(p)
-                continue
             default:
-                break
+                feed(translate(event))
             }
-            feed(translate(event))
+            // Over a stream the panel answers the input, not a shell screen: not counted.
+            if case .streaming = machine.state.phase { shell.dropInput() }
+            if case .inStreamMenu = machine.state.phase { shell.dropInput() }
         }
         if let deadline = deadlineNs, MonotonicClock.nowNs() >= deadline { feed(.timer) }
     }
@@ -661,6 +662,17 @@ public final class KioskRunner {
         if case .session(_, let l) = s.source { live = l }
         let audio = live?.audio
         var captureTimes = [(id: UInt64, ns: UInt64)](repeating: (.max, 0), count: audio == nil ? 0 : 64)
+        // Every pass: what other threads posted reaches the machine (a person's input, the
+        // session's progress), and the panel over the stream follows the state (a toast expires).
+        updatePanel()
+        loop.onPass = { [unowned self] in
+            if !isFile, self.hasNews {
+                self.feedQueued()
+                self.updatePanel()
+            } else if let t = self.toast, MonotonicClock.nowNs() >= t.untilNs {
+                self.updatePanel()
+            }
+        }
         loop.onShown = { [unowned self] id, flipNs, readyNs in
             if let t = self.panelTrace, t.generation == nil || presenter.overlayOnGlass?.generation == t.generation {
                 self.panelTrace = nil
@@ -685,8 +697,6 @@ public final class KioskRunner {
         let outcome: PresentLoop.Outcome
         do {
             outcome = try loop.run(steps: { () throws -> PresentLoop.SourceStep in
-                if !isFile, self.hasNews { self.feedQueued() }
-                self.updatePanel()
                 // Leaving: stop producing — except for a session's last pictures, which drain
                 // once its decoder closed the output (the stream ended by itself).
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }

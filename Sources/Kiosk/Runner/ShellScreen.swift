@@ -100,6 +100,9 @@ final class ShellScreen {
         if pendingInputNs == nil { pendingInputNs = ns }
     }
 
+    /// The input noted last is answered elsewhere (a panel over the stream): not counted.
+    func dropInput() { pendingInputNs = nil }
+
     /// Input→glass latency: p50 and max in ms over this run, and the count (nil: none measured).
     var inputToGlassSummary: (p50Ms: Double, maxMs: Double, count: Int)? {
         guard !inputToGlassNs.isEmpty else { return nil }
@@ -127,13 +130,8 @@ final class ShellScreen {
     /// replaced it; what the canvas buffers held is forgotten when they are remade.
     func yield(to presenter: Presenter) {
         if let id = shownID { presenter.release(frame: id) }
-        shownID = nil
-        shown = nil
-        inFlight = nil
-        inFlightInputNs = nil
-        pendingInputNs = nil
-        overlayView = nil
-        overlayImage = nil
+        (shownID, shown, inFlight, inFlightInputNs, pendingInputNs) = (nil, nil, nil, nil, nil)
+        (overlayView, overlayImage) = (nil, nil)
     }
 
     /// The display was given away and taken back (a VT switch): the next `show` commits again.
