@@ -30,10 +30,10 @@ public final class KioskRunner {
     private var configuration: RunnerConfiguration
     private let signals: SignalWatch
     private let events = EventQueue()
-    private var machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess))
-    private var glass: Glass?
+    var machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess))
+    var glass: Glass?
     private var stream: ActiveStream?
-    private var exitCode: Int32?
+    var exitCode: Int32?
     private var configDirectory: URL?
     private var identity: TLSIdentity?
     /// Performs the shell's requests (made in `run` once the profile is loaded).
@@ -41,8 +41,8 @@ public final class KioskRunner {
     /// Addresses resolved for the jobs in flight, by the `ip:port` key the machine names them by.
     private var resolved: [String: SocketAddress] = [:]
     /// Frame ids stay unique across streams (the presenter's buffers are keyed by them).
-    private var nextFrameID: UInt64 = 0
-    private var overlay: StatsOverlay?
+    var nextFrameID: UInt64 = 0
+    var overlay: StatsOverlay?
     /// Keyboards, mice and pads for the process's life (nil with `--input none`, or when input
     /// cannot run): the shell's navigation, or the streaming session's host.
     private(set) var shellInput: ShellInput?
@@ -51,14 +51,16 @@ public final class KioskRunner {
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
     public private(set) var trusted: [(key: String, fingerprint: String)] = []
     /// The shell's screens on glass and its panels over a stream.
-    private let shell: ShellScreen
+    let shell: ShellScreen
     /// A passing message shown over the stream until `untilNs`.
-    private var toast: (text: String, untilNs: UInt64)?
+    var toast: (text: String, untilNs: UInt64)?
     /// The generation of the panel image handed to the presenter (nil: no panel over the stream).
-    private var panelGeneration: UInt64?
+    var panelGeneration: UInt64?
     /// A panel change to trace once the flip showing it completed: the screen name, and the
     /// overlay generation that must be on glass (nil: no panel).
-    private var panelTrace: (name: String, generation: UInt64?)?
+    var panelTrace: (name: String, generation: UInt64?)?
+    /// Where the mouse pointer is drawn, panel pixels (nil: hidden — the pad or keyboard was used last).
+    var pointerAt: (x: Int, y: Int)?
     /// How long a toast stays over the stream, ns.
     static let toastNs: UInt64 = 4_000_000_000
 
@@ -122,7 +124,7 @@ public final class KioskRunner {
     // MARK: - The machine
 
     /// Hands one event to the machine, says what changed, performs the effects.
-    private func feed(_ event: KioskEvent) {
+    func feed(_ event: KioskEvent) {
         let before = machine.state
         let now = MonotonicClock.nowNs()
         let effects = machine.handle(event, now: now)
@@ -131,102 +133,6 @@ public final class KioskRunner {
         shellInput?.follow(phase: machine.state.phase)
         for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
         for effect in effects { perform(effect) }
-    }
-
-    /// The glyphs of the hint bar: the controller last used, else the keyboard's.
-    private var glyphs: GlyphSet { shellInput?.glyphs ?? .keyboard }
-
-    /// Where the mouse pointer is drawn, panel pixels (nil: hidden — the pad or keyboard was used last).
-    private var pointerAt: (x: Int, y: Int)?
-
-    /// A mouse over the shell: the pointer moves (and shows); the entry under it is focused; a
-    /// click acts on it. While a stream has the input the host gets the mouse, not the shell.
-    private func pointer(_ event: PointerEvent) {
-        guard let presenter = glass?.presenter else { return }
-        pointerAt = (event.x, event.y)
-        guard let view = ShellSceneBuilder.view(for: machine.state, glyphs: glyphs) else { return }
-        let renderer = shell.renderer(for: presenter)
-        guard let i = renderer.elementIndex(at: event.x, y: event.y, in: view.scene), let target = view.targets[i] else { return }
-        feed(.navigate(.point(target)))
-        if event.action == .clicked { feed(.navigate(.activate)) }
-    }
-
-    /// `view` with the mouse pointer on top, when it shows.
-    private func withPointer(_ view: ShellView, presenter: Presenter) -> ShellView {
-        guard let p = pointerAt else { return view }
-        let at = shell.renderer(for: presenter).designPoint(x: p.x, y: p.y)
-        var v = view
-        v.scene.elements.append(SceneElement(.pointer, frame: SceneRect(x: at.x, y: at.y, width: 26, height: 40)))
-        v.targets.append(nil)
-        return v
-    }
-
-    // MARK: - The shell on glass
-
-    /// Draws the screen the state asks for when no stream is on glass (between streams, before
-    /// the first, after the last). A stream's screens over the video are `updatePanel`'s.
-    private func refreshShell() {
-        guard let glass, exitCode == nil else { return }
-        let state = machine.state
-        guard let view = ShellSceneBuilder.view(for: state, glyphs: glyphs), view.panel == nil else { return }
-        shell.show(withPointer(view, presenter: glass.presenter), name: Self.screenName(state), on: glass.presenter) {
-            defer { nextFrameID += 1 }
-            return nextFrameID
-        }
-    }
-
-    /// The panel over the stream: the in-stream menu, else the resuming notice or a toast, else
-    /// none (the stats overlay, when on, has the overlay back).
-    private func updatePanel() {
-        guard let presenter = glass?.presenter else { return }
-        if let t = toast, MonotonicClock.nowNs() >= t.untilNs { toast = nil }
-        let state = machine.state
-        var view: ShellView?
-        var name = "menu"
-        switch state.phase {
-        case .inStreamMenu:
-            view = ShellSceneBuilder.view(for: state, glyphs: glyphs).map { withPointer($0, presenter: presenter) }
-        case .streaming(let s):
-            name = "toast"
-            if let attempt = s.resuming {
-                view = ShellSceneBuilder.toast("The connection was lost. Reconnecting (attempt \(attempt))…")
-            } else if let t = toast {
-                view = ShellSceneBuilder.toast(t.text)
-            }
-        default:
-            break
-        }
-        let image = shell.overlay(for: view, mode: presenter.mode)
-        guard image?.generation != panelGeneration else { return }
-        if image != nil, overlay != nil { overlay = nil }   // the stats overlay waits under the panel
-        panelGeneration = image?.generation
-        presenter.setOverlay(image)
-        panelTrace = (image == nil ? "streaming" : name, image?.generation)
-    }
-
-    /// The trace's name for the screen `state` shows.
-    static func screenName(_ state: KioskState) -> String {
-        switch state.phase {
-        case .starting: "starting"
-        case .choosingHost:
-            switch state.shell.top {
-            case .home: "home"
-            case .host: "host"
-            case .pin: "pin"
-            case .addHost: "addHost"
-            case .settings: "settings"
-            case .info: "info"
-            case .confirm: "confirm"
-            case .waking: "waking"
-            case .speedTest: "speedTest"
-            }
-        case .pairing: "pairing"
-        case .connecting: "connecting"
-        case .streaming: "streaming"
-        case .inStreamMenu: "menu"
-        case .error: "error"
-        case .leaving: "leaving"
-        }
     }
 
     private func feedQueued() {
