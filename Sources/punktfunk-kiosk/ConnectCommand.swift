@@ -26,13 +26,12 @@ struct ConnectCommand: ParsableCommand {
     var host: String?
     @Flag(help: "Run without a display: stats on stdout only.") var headless = false
     @Flag(help: "Stream from the embedded test host (a 640x360 test pattern over a real loopback session) instead of HOST.") var demo = false
-    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else software).") var decoder: String?
-    @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).") var bitrate: UInt32?
     @Option(help: "Trust the host whose certificate SHA-256 is this 64-digit hex fingerprint.") var fp: String?
     @Flag(help: "Trust the host on first use and record its fingerprint.") var tofu = false
     @Option(help: "End the session after this many seconds with the deliberate-quit code (default: run until the host ends it or Ctrl+C).") var seconds: Double?
     @Option(help: "Write every complete AU as DIR/<frame>.au.") var dumpAu: String?
     @Option(help: "Run a speed test one second in: ask the host for this many kbit/s of probe filler for 1 s and print the result as one JSON line.") var probeKbps: UInt32?
+    @OptionGroup var stream: StreamOptions
     @OptionGroup var display: DisplayOptions
     @OptionGroup var sound: AudioOptions
     @OptionGroup var inputOptions: InputOptions
@@ -41,12 +40,10 @@ struct ConnectCommand: ParsableCommand {
     func validate() throws {
         if host == nil && !demo { throw ValidationError("give HOST[:PORT], or --demo") }
         if host != nil && demo { throw ValidationError("--demo streams from the embedded host; give no HOST with it") }
-        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
         if fp != nil && tofu { throw ValidationError("give --fp or --tofu, not both") }
         if display.stats && headless { throw ValidationError("--stats draws on the display; --headless prints the stats as JSON lines") }
         if let fp, CertificateFingerprint.normalize(fp) == nil { throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
-        if bitrate == 0 { throw ValidationError("--bitrate must be a positive number of kbit/s") }
     }
 
     func run() throws {
@@ -55,11 +52,11 @@ struct ConnectCommand: ParsableCommand {
         let stats = display.stats || (!headless && config.statsOverlay == true)
         var configuration = RunnerConfiguration(display: headless ? .headless : .kms(display.settings(config: config)),
                                                 profile: demo ? .anonymous : .configDirectory,
-                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "software")!.rungs,
+                                                decoder: stream.rungs(config: config, fallback: "software"),
                                                 decodeWhenHeadless: demo, sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
         configuration.harness = try harness.hooks(stats: stats)
-        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
+        try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }

@@ -15,28 +15,25 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Stream the embedded demo host: on the display, or headless without one.")
 
-    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else software).") var decoder: String?
     @Option(help: "End after this many seconds (default: until Ctrl+C or SIGTERM).") var seconds: Double?
-    @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).") var bitrate: UInt32?
+    @OptionGroup var stream: StreamOptions
     @OptionGroup var display: DisplayOptions
     @OptionGroup var sound: AudioOptions
     @OptionGroup var inputOptions: InputOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
-        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
-        if bitrate == 0 { throw ValidationError("--bitrate must be a positive number of kbit/s") }
     }
 
     func run() throws {
         let config = ProfileConfig.load()
         var configuration = RunnerConfiguration(display: .kms(display.settings), profile: .anonymous,
-                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "software")!.rungs, decodeWhenHeadless: true,
+                                                decoder: stream.rungs(config: config, fallback: "software"), decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: display.stats)
         configuration.shellTrace = harness.shellTrace
-        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
+        try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
         let demoHost: DemoHost

@@ -5,7 +5,7 @@ import Kiosk
 
 /// The input options of the commands that run a live session, declared once.
 struct InputOptions: ParsableArguments {
-    @Option(help: "Input: devices (keyboards, mice and pads through evdev, grabbed while streaming; Ctrl+Alt+Shift+Q or Start+Select+L1+R1 ends the stream) or none.")
+    @Option(help: "Input: devices (keyboards, mice and pads through evdev, grabbed while the kiosk runs; Ctrl+Alt+Shift+Q or Start+Select+L1+R1 opens the in-stream menu on the display, ends a headless stream) or none.")
     var input = "devices"
     @Option(help: "A file of SDL game-controller mapping lines for pads the kernel maps oddly (SDL_GAMECONTROLLERCONFIG is read too).")
     var padMappings: String?

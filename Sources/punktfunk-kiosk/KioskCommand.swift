@@ -17,21 +17,18 @@ struct KioskCommand: ParsableCommand {
         commandName: "kiosk",
         abstract: "Start the kiosk: the couch shell on the display (boot-to-stream with autoconnect).")
 
-    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else auto).") var decoder: String?
     @Option(help: "End after this many seconds (default: until Ctrl+C, SIGTERM or Quit).") var seconds: Double?
     @Option(help: "Stream this saved or discovered host at start, retrying when it is lost (default: the config's autoconnect).") var autoconnect: String?
     @Option(help: "Seconds between tries when the autoconnect host is lost.") var retrySeconds = 5.0
     @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
-    @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).") var bitrate: UInt32?
+    @OptionGroup var stream: StreamOptions
     @OptionGroup var display: DisplayOptions
     @OptionGroup var sound: AudioOptions
     @OptionGroup var inputOptions: InputOptions
     @OptionGroup var harness: HarnessOptions
 
     func validate() throws {
-        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
-        if bitrate == 0 { throw ValidationError("--bitrate must be a positive number of kbit/s") }
     }
 
     func run() throws {
@@ -55,11 +52,11 @@ struct KioskCommand: ParsableCommand {
     /// The runner's configuration from the options, else the config.
     private func makeConfiguration(config: KioskConfig, stats: Bool) throws -> RunnerConfiguration {
         var configuration = RunnerConfiguration(display: .kms(display.settings(config: config)), profile: .configDirectory,
-                                                decoder: DecoderChoice(decoder ?? config.decoder ?? "auto")!.rungs, decodeWhenHeadless: true,
+                                                decoder: stream.rungs(config: config, fallback: "auto"), decodeWhenHeadless: true,
                                                 sessionSeconds: nil, statsLines: .whenHeadless)
         configuration.harness = try harness.hooks(stats: stats)
         configuration.shellTrace = harness.shellTrace
-        try configuration.applySessionOptions(config: config, bitrate: bitrate, input: inputOptions, sound: sound)
+        try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         return configuration
     }
 

@@ -3,8 +3,8 @@ import Kiosk
 extension RunnerConfiguration {
     /// What a live session asks for and plays with: the bitrate, input and sound, each from its
     /// option, else from the config.
-    mutating func applySessionOptions(config: KioskConfig, bitrate: UInt32?, input: InputOptions, sound: AudioOptions) throws {
-        bitrateKbps = bitrate ?? config.bitrateKbps
+    mutating func applySessionOptions(config: KioskConfig, stream: StreamOptions, input: InputOptions, sound: AudioOptions) throws {
+        bitrateKbps = stream.bitrate ?? config.bitrateKbps
         try input.apply(to: &self, config: config)
         sound.apply(to: &self, config: config)
     }

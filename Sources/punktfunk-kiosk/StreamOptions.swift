@@ -1,0 +1,21 @@
+import ArgumentParser
+import Kiosk
+import VideoDecode
+
+/// The decoder and bitrate options of the commands that run a live session, declared once.
+struct StreamOptions: ParsableArguments {
+    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else auto for the kiosk and software for connect and demo).")
+    var decoder: String?
+    @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).")
+    var bitrate: UInt32?
+
+    func validate() throws {
+        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
+        if bitrate == 0 { throw ValidationError("--bitrate must be a positive number of kbit/s") }
+    }
+
+    /// The decoder rungs: the option's, else the config's (validated when read), else `fallback`'s.
+    func rungs(config: KioskConfig, fallback: String) -> [DecoderRungKind] {
+        DecoderChoice(decoder ?? config.decoder ?? fallback)!.rungs
+    }
+}
