@@ -174,6 +174,8 @@ let package = Package(
         // The ffmpeg CLI as a test oracle, shared by the test targets (which cannot import
         // each other).
         .target(name: "FFmpegOracle", path: "Tests/Support/FFmpegOracle"),
+        // A loopback UDP socket that reads what a sender really sent (magic packets), shared likewise.
+        .target(name: "LoopbackListener", path: "Tests/Support/LoopbackListener"),
         .testTarget(
             name: "HEVCTests",
             dependencies: ["HEVC", "FFmpegOracle"]
@@ -186,10 +188,11 @@ let package = Package(
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
-                                                      "VideoDecode", "VideoFrames", "SystemClock", "Input"]),
+                                                      "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(
             name: "PunktfunkSessionTests",
-            dependencies: ["PunktfunkSession", "PunktfunkTestHost", "PunktfunkWire", "SystemClock", "Audio", "FFmpegOracle", "HEVC"]
+            dependencies: ["PunktfunkSession", "PunktfunkTestHost", "PunktfunkWire", "SystemClock", "Audio", "FFmpegOracle", "HEVC",
+                           "LoopbackListener"]
         ),
         .testTarget(
             name: "CShimTests",

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LoopbackListener
 import Testing
 import PunktfunkSession
 import PunktfunkWire
@@ -111,36 +112,10 @@ import PunktfunkTestHost
 
     // MARK: wake
 
-    /// A UDP socket on 127.0.0.1 (ephemeral port) with a receive timeout.
-    final class Listener {
-        let fd: Int32
-        let port: UInt16
-        init() throws {
-            fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            let fd = self.fd
-            let rc = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            guard rc == 0 else { throw POSIXError(.EADDRINUSE) }
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-            port = UInt16(bigEndian: sin.sin_port)
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        }
-        deinit { close(fd) }
-        func receive() -> [UInt8]? {
-            var buffer = [UInt8](repeating: 0, count: 2048)
-            let n = recv(fd, &buffer, buffer.count, 0)
-            return n < 0 ? nil : Array(buffer[0..<n])
-        }
-    }
-
     static let mac: [UInt8] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]
 
     @Test func wakeSendsTheMagicPacketAgainWhileCountingSecondsUntilItTimesOut() throws {
-        let listener = try Listener()
+        let listener = try LoopbackListener()
         let queue = EventQueue()
         let services = ShellServices(events: queue, configDirectory: nil, identity: nil)
         services.wakePort = listener.port
@@ -159,7 +134,7 @@ import PunktfunkTestHost
     }
 
     @Test func aCancelledWakeStopsCounting() throws {
-        let listener = try Listener()
+        let listener = try LoopbackListener()
         let queue = EventQueue()
         let services = ShellServices(events: queue, configDirectory: nil, identity: nil)
         services.wakePort = listener.port
