@@ -38,6 +38,8 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(name: "CPango", pkgConfig: "pangocairo",
                    providers: [.apt(["libpango1.0-dev"])]),
+    .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client",
+                   providers: [.apt(["libwayland-dev"])]),
 ]
 
 let package = Package(
@@ -103,6 +105,15 @@ let package = Package(
         .target(name: "Input", dependencies: ["PunktfunkWire", "SystemClock", "CEvdev", "CUdev", "CPunktfunkLinux"]),
         // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
         .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
+        // Runs /usr/bin/wayland-scanner on the system's protocol XML at build time (see the plugin
+        // for why a prebuild command); CWaylandProtocols compiles what it generates.
+        .plugin(name: "WaylandScanner", capability: .buildTool()),
+        .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"],
+                exclude: ["generated"],  // the plugin's symlink: included by protocols.c, not compiled alone
+                plugins: ["WaylandScanner"]),
+        // The screen under a compositor: a fullscreen xdg toplevel, wl_shm and linux-dmabuf
+        // buffers, presentation feedback. Never imports the KMS code (`Display`).
+        .target(name: "WaylandDisplay", dependencies: ["VideoFrames", "SystemClock", "CWaylandClient", "CWaylandProtocols"]),
         // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
         // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
         .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
@@ -187,6 +198,7 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
+        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "VideoFrames", "SystemClock"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(
