@@ -113,7 +113,7 @@ let package = Package(
                 plugins: ["WaylandScanner"]),
         // The screen under a compositor: a fullscreen xdg toplevel, wl_shm and linux-dmabuf
         // buffers, presentation feedback. Never imports the KMS code (`Display`).
-        .target(name: "WaylandDisplay", dependencies: ["VideoFrames", "SystemClock", "CWaylandClient", "CWaylandProtocols"]),
+        .target(name: "WaylandDisplay", dependencies: ["VideoFrames", "SystemClock", "CWaylandClient", "CWaylandProtocols", "Input"]),
         // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
         // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
         .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
@@ -198,7 +198,8 @@ let package = Package(
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
-        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "VideoFrames", "SystemClock"]),
+        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "VideoFrames", "SystemClock", "Input", "PunktfunkWire",
+                                                              "CWaylandClient", "CWaylandProtocols"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(

@@ -114,7 +114,10 @@ client="$bin/pf-wlclient"
 # Each start_* sets $xdg, $wl (WAYLAND_DISPLAY) and $pid; the compositor's log is $out/NAME.log.
 start_sway() {  # start_sway NAME WxH
   xdg=$(xdg_for "$1")
-  printf 'output HEADLESS-1 resolution %s\ndefault_border none\nfocus_follows_mouse no\n' "$2" > "$out/$1.cfg"
+  # `seat *`: sway 1.7 activates no pointer lock without a seat block (sway_cursor_constrain
+  # returns when seat_get_config finds none).
+  printf 'output HEADLESS-1 resolution %s\ndefault_border none\nfocus_follows_mouse no\nseat * pointer_constraint enable\n' \
+    "$2" > "$out/$1.cfg"
   chmod 644 "$out/$1.cfg"
   as_user env -i PATH="$PATH" XDG_RUNTIME_DIR="$xdg" WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
     sway -c "$out/$1.cfg" > "$out/$1.log" 2>&1 &
@@ -214,6 +217,37 @@ if start_sway sway 1280x720; then
   stop $pid
 else
   result FAIL "sway starts headless as $user" "$(tail -c 400 "$out/sway.log")"
+fi
+
+# ---------------------------------------------------------------- the kiosk's seat code, live on sway
+# WaylandSeat (Sources/WaylandDisplay) on a bare window of the test bundle, streaming-captured:
+# the injected keys must arrive exactly, the lock must take hold, relative motion must follow,
+# and the same events through SeatInput must give the host exactly the VKs, nothing held.
+tests="${PF_WL_TESTS:-$repo/.build/debug/punktfunk-kioskPackageTests.xctest}"
+if [ ! -x "$tests" ]; then
+  result SKIP "sway: WaylandSeat live (keys, lock, relative motion)" "no test bundle at $tests (swift build --build-tests)"
+elif ! as_user test -x "$tests"; then
+  result SKIP "sway: WaylandSeat live (keys, lock, relative motion)" "$user cannot execute $tests"
+elif start_sway seat-live 1280x720; then
+  printf 'key %s 1\nkey %s 0\n' 30 30 42 42 > "$out/seat-live-keys.txt"
+  printf 'key 42 1\nkey 48 1\nkey 48 0\nkey 42 0\nkey 29 1\nkey 56 1\nkey 56 0\nkey 29 0\nkey 28 1\nkey 28 0\n' >> "$out/seat-live-keys.txt"
+  chmod 644 "$out/seat-live-keys.txt"
+  on env PF_WL_SEAT_LIVE="$out/seat-live-keys.txt" timeout 60 "$tests" --testing-library swift-testing \
+    --filter WaylandSeatLiveTests > "$out/seat-live.log" 2>&1 &
+  t=$!
+  wait_for "$out/seat-live.log" "seat-live: ready" 20
+  { cat "$out/seat-live-keys.txt"
+    printf 'abs 640 360 1280 720\nmotion 5 3\nsleep 300\nmotion 5 3\nsleep 300\nmotion -7 2\nbutton 272 1\nbutton 272 0\nsync\nsleep 500\n'
+  } | on "$client" inject 2> "$out/seat-live-inject.log"
+  wait $t; rc=$?
+  if [ $rc -eq 0 ] && grep -q 'passed' "$out/seat-live.log"; then
+    result PASS "sway: WaylandSeat live (keys, lock, relative motion)" "$(grep 'seat-live: [0-9]' "$out/seat-live.log")"
+  else
+    result FAIL "sway: WaylandSeat live (keys, lock, relative motion)" "exit $rc: $(grep -E 'seat-live: [0-9]|Expectation failed' "$out/seat-live.log" | cut -c1-300 | tr '\n' ';')"
+  fi
+  stop $pid
+else
+  result FAIL "sway: WaylandSeat live" "sway did not start: $(tail -c 300 "$out/seat-live.log")"
 fi
 
 # ---------------------------------------------------------------- machinery: weston
