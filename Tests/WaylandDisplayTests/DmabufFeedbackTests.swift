@@ -92,6 +92,7 @@ import Testing
         // After going fullscreen the compositor re-sends tranches only (mpv #14544).
         var builder = DmabufFeedbackBuilder()
         _ = try Self.recorded(tranches: Self.intelBatch, into: &builder).get()
+        Self.bytes(Self.renderNode).withUnsafeBytes { builder.handleTrancheTargetDevice($0) }
         Self.indices([5]).withUnsafeBytes { builder.handleTrancheFormats($0) }
         builder.handleTrancheFlags(0)
         builder.handleTrancheDone()

@@ -14,6 +14,7 @@ packages=(
   libcairo2-dev fonts-dejavu-core                             # stats overlay text (fontconfig "monospace")
   libevdev-dev libudev-dev                                    # evdev input, udev hot-plug
   libpango1.0-dev                                             # the shell's text (pango on cairo, DejaVu Sans)
+  libwayland-dev wayland-protocols libxkbcommon-dev           # the Wayland backend (wayland-scanner runs at build time)
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
   lintian dpkg-dev fakeroot iproute2 util-linux               # package checks (build-deb.sh --check); mDNS tests in a netns
   desktop-file-utils                                          # build-deb.sh --check: desktop-file-validate on the desktop entry

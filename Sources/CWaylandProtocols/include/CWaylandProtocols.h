@@ -15,6 +15,14 @@
 #include "../generated/keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 
 
+#include <sys/syscall.h>
+#include <unistd.h>
+// memfd_create for the wl_shm pools: glibc declares it only under _GNU_SOURCE, which Swift's
+// Glibc module is not built with. MFD_CLOEXEC = 1 (linux/memfd.h).
+static inline int CWayland_memfd_create(const char *name) {
+    return (int)syscall(SYS_memfd_create, name, 1u);
+}
+
 // The address of an interface description: Swift imports `extern const struct wl_interface x`
 // as a value, and `withUnsafePointer(to:)` may point at a copy, which libwayland must never see
 // (it compares and keeps these pointers). Delete when Swift can take a C global's address.

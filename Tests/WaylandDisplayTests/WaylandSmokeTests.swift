@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import SystemClock
+import VideoFrames
+@testable import WaylandDisplay
+
+/// Against a real compositor, only when one is reachable: `WAYLAND_DISPLAY` names its socket
+/// (e.g. headless weston: `weston --backend=headless-backend.so --use-pixman --socket=wl-test
+/// --debug --no-config`). `WAYLAND_SMOKE_HOLD_MS` keeps the last picture up that long for a
+/// screenshot (`weston-screenshooter`, `grim`).
+@Suite(.serialized) struct WaylandSmokeTests {
+    static let display = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+    static let holdMs = getenv("WAYLAND_SMOKE_HOLD_MS").flatMap { Int(String(cString: $0)) } ?? 0
+
+    /// A stand-in for the CPU conversion: Y only (grey), nearest sampled — enough to see where
+    /// the picture lands; the real conversion is `YUVToRGBConverter`'s.
+    static let greyConversion: PictureConversion = { frame, dst, pitch, x, y, w, h in
+        let luma = frame.planes[0]
+        luma.bytes.withUnsafeBytes { src in
+            for row in 0..<h {
+                let sy = frame.crop.top + row * frame.visibleHeight / h
+                let out = (dst + (y + row) * pitch + x * 4).assumingMemoryBound(to: UInt32.self)
+                for col in 0..<w {
+                    let v = UInt32(src[sy * luma.stride + frame.crop.left + col * frame.visibleWidth / w])
+                    out[col] = 0xFF00_0000 | v << 16 | v << 8 | v
+                }
+            }
+        }
+    }
+
+    /// An NV12 test picture: a horizontal luma ramp with a white border.
+    static func rampFrame(width: Int, height: Int) -> DecodedFrame {
+        var y = [UInt8](repeating: 0, count: width * height)
+        for r in 0..<height {
+            for c in 0..<width {
+                let border = r < 8 || c < 8 || r >= height - 8 || c >= width - 8
+                y[r * width + c] = border ? 235 : UInt8(16 + c * 219 / width)
+            }
+        }
+        let uv = [UInt8](repeating: 128, count: width * ((height + 1) / 2))
+        return DecodedFrame(pts: 0, width: width, height: height, crop: FrameCrop(), pixelFormat: .nv12,
+                            planes: [FramePlane(bytes: y, stride: width, rowBytes: width, height: height),
+                                     FramePlane(bytes: uv, stride: width, rowBytes: width, height: (height + 1) / 2)],
+                            colour: FrameColour())
+    }
+
+    @Test(.enabled(if: display != nil, "WAYLAND_DISPLAY is unset: no compositor to connect to"))
+    func fullscreenCanvasThenPicturesReachGlass() throws {
+        let screen = try WaylandScreen(conversion: Self.greyConversion)
+        defer { screen.close() }
+        let mode = screen.mode
+        #expect(mode.width > 0 && mode.height > 0)
+        print("wayland smoke: \(screen.name), clock \(screen.presentationClockName ?? "none"), panel \(screen.panelRoute)")
+        for n in screen.notices { print("wayland smoke notice: \(n)") }
+
+        // The shell's canvas: four colour bars over the whole mode.
+        let canvas = try #require(try screen.canvas(id: 1))
+        #expect(canvas.width == mode.width && canvas.height == mode.height)
+        let colours: [UInt32] = [0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF, 0xFFFF_FFFF]
+        for row in 0..<canvas.height {
+            let p = (canvas.pixels + row * canvas.pitch).assumingMemoryBound(to: UInt32.self)
+            for col in 0..<canvas.width { p[col] = colours[col * 4 / canvas.width] }
+        }
+        try screen.commitCanvas(id: 1, damage: nil)
+        var canvasShown: UInt64?
+        let deadline = MonotonicClock.nowNs() + 3_000_000_000
+        while canvasShown == nil, MonotonicClock.nowNs() < deadline {
+            let changes = screen.service(timeoutMs: 50)
+            #expect(!changes.contains { if case .lost = $0 { true } else { false } })
+            canvasShown = screen.takeCanvasShown()
+        }
+        #expect(canvasShown != nil, "the canvas commit got no presentation answer within 3 s")
+        if Self.holdMs > 0 { _ = screen.service(timeoutMs: Int32(Self.holdMs / 2)) }
+
+        // A stream: 60 pictures committed on arrival at ~60 fps, newest wins.
+        let frame = Self.rampFrame(width: 640, height: 360)
+        screen.setStreaming(true)
+        var shown: [PresentationLedger.Shown] = []
+        for i in 0..<60 {
+            let ready = MonotonicClock.nowNs()
+            screen.show(.cpu(frame), frameID: 100 + UInt64(i), readyNs: ready)
+            _ = screen.service(timeoutMs: 16)
+            shown += screen.takeShown()
+        }
+        let end = MonotonicClock.nowNs() + 1_000_000_000
+        while screen.stats.presentation.presented + screen.stats.presentation.discarded < 61, MonotonicClock.nowNs() < end {
+            _ = screen.service(timeoutMs: 20)
+            shown += screen.takeShown()
+        }
+        screen.setPanel(width: 200, height: 100, x: 40, y: 40,
+                        pixels: [UInt8](repeating: 0x80, count: 200 * 100 * 4), generation: 1)
+        _ = screen.service(timeoutMs: 50)
+        let s = screen.stats
+        print("wayland smoke: committed \(s.presentation.committed) presented \(s.presentation.presented) discarded \(s.presentation.discarded) zero-copy \(s.presentation.zeroCopy); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms, min \(Double(s.presentation.minLatencyNs) / 1e6), max \(Double(s.presentation.maxLatencyNs) / 1e6); convert mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms over \(s.shmFrames)")
+        #expect(s.shmFrames == 60)
+        #expect(s.presentation.presented > 0)
+        #expect(shown.allSatisfy { $0.glassNs >= $0.commitNs || $0.glassNs + 1_000_000 > $0.commitNs })
+        if Self.holdMs > 0 { _ = screen.service(timeoutMs: Int32(Self.holdMs)) }
+        screen.hidePanel()
+        screen.setStreaming(false)
+        #expect(!screen.isLost)
+    }
+
+    @Test func noCompositorIsAClearError() {
+        do {
+            _ = try WaylandScreen(displayName: "punktfunk-no-such-socket")
+            Issue.record("connected to a socket that does not exist")
+        } catch {
+            #expect(error.description.contains("no Wayland compositor at punktfunk-no-such-socket"))
+        }
+    }
+}
