@@ -28,7 +28,7 @@ if start_weston kiosk-weston 1280x720; then
     --seconds $kiosk_seconds > "$out/kiosk-weston-demo.stdout" 2> "$out/kiosk-weston-demo.stderr" &
   k=$!
   wait_for "$out/kiosk-weston-demo.stdout" '"second"' 30
-  weston_shot "$out/kiosk-weston-demo.png" demo "$fixture"
+  WESTON_TRIES=3 weston_shot "$out/kiosk-weston-demo.png" demo "$fixture"
   wait $k; rc=$?
   judge "weston: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-weston-demo.png" "$fixture"
   stop $pid
@@ -120,7 +120,9 @@ if start_sway kiosk-stream 1280x720; then
   printf 'key 32 1\nsync\nsleep 4000\n' | on "$client" inject 2> /dev/null &
   inj=$!
   sleep 1
-  kill -9 "$(pgrep -P "$pid")" 2>/dev/null; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  sway_pid=$(pgrep -P "$pid" -x sway | head -1)
+  if [ -n "$sway_pid" ]; then kill -9 "$sway_pid"; else result FAIL "sway: compositor killed mid-stream" "no sway under runuser $pid"; fi
+  wait "$pid" 2>/dev/null
   i=0; while kill -0 $k 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   if kill -0 $k 2>/dev/null; then
     stop $k; rc="still running 10 s after"

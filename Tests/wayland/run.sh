@@ -148,10 +148,10 @@ on() {  # on COMMAND…: as the compositor's user, in its session ($xdg, $wl)
 stop() {  # stop PID: the process and, through runuser, its child (runuser does not pass SIGTERM on)
   pkill -TERM -P "$1" 2>/dev/null; kill "$1" 2>/dev/null; wait "$1" 2>/dev/null
 }
-weston_shot() {  # weston_shot PNG JUDGE-ARGS-AFTER-THE-PICTURE…: shoot until judge.py agrees (10 tries)
+weston_shot() {  # weston_shot PNG JUDGE-ARGS-AFTER-THE-PICTURE…: shoot until judge.py agrees (WESTON_TRIES, 10)
   local png="$1" i; shift
   local dir="$out/weston-shot"
-  for i in 1 2 3 4 5 6 7 8 9 10; do
+  for i in $(seq "${WESTON_TRIES:-10}"); do
     rm -rf "$dir"; mkdir -p "$dir"
     (cd "$dir" && XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" weston-screenshooter > "$out/weston-screenshooter.log" 2>&1)
     mv "$(ls "$dir"/*.png 2>/dev/null | head -1)" "$png" 2>/dev/null
