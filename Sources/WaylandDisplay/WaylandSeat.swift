@@ -19,9 +19,14 @@ public import Input
 /// escape chord still works (it is read from the key events, not from a grab). Each missing
 /// piece is one line in `notices`.
 ///
-/// Thread contract: everything — the registry hook, `setSurface`, `setCapture`, `setGeometry`,
-/// `destroy` — runs on the thread that dispatches the connection's queue (the objects it binds
-/// land on that queue); `onEvent` is called there too, and must not block.
+/// Made by `WaylandScreen.makeSeat(onEvent:)`: its own registry on the screen's connection and
+/// event queue, so the seat's events arrive whenever the screen is serviced, and the screen's
+/// code needs no change. The surface is learnt from the first keyboard or pointer `enter` (the
+/// toplevel is the kiosk's only surface that takes input; the panel's input region is empty).
+///
+/// Thread contract: everything — `setCapture`, `setGeometry`, `destroy` — runs on the thread that
+/// services the screen (the objects it binds land on its queue); `onEvent` is called there too,
+/// and must not block. `destroy()` before the screen closes.
 public final class WaylandSeat {
     /// Where every seat event goes (set before the globals are bound).
     public var onEvent: (SeatEvent) -> Void
@@ -42,6 +47,8 @@ public final class WaylandSeat {
     static let seatVersion: UInt32 = 8
 
     private var registry: OpaquePointer?
+    /// The queue-assigned `wl_display` wrapper our registry was made from (`attach`).
+    private var displayWrapper: OpaquePointer?
     private var seat: OpaquePointer?
     private var seatName: UInt32?
     private(set) var boundSeatVersion: UInt32 = 0
@@ -66,7 +73,21 @@ public final class WaylandSeat {
 
     deinit { destroy() }
 
-    // MARK: - The registry (WaylandConnection's global handler calls these)
+    // MARK: - The registry
+
+    /// Binds the seat's globals through a registry of our own on `queue` of `display` (a
+    /// queue-assigned wrapper, as WaylandConnection does), and waits for them (two round trips on
+    /// that queue: the globals, then the seat's capabilities).
+    func attach(display: OpaquePointer, queue: OpaquePointer) {
+        guard displayWrapper == nil, let wrapper = wl_proxy_create_wrapper(UnsafeMutableRawPointer(display)) else { return }
+        displayWrapper = OpaquePointer(wrapper)
+        wl_proxy_set_queue(OpaquePointer(wrapper), queue)
+        let r = wl_display_get_registry(displayWrapper)
+        registry = r
+        wl_registry_add_listener(r, Self.registryListener.pointer, seatContext(self))
+        wl_display_roundtrip_queue(display, queue)
+        wl_display_roundtrip_queue(display, queue)
+    }
 
     /// Binds `interface` if it is one of the seat's. - Returns: whether it was.
     @discardableResult
@@ -134,6 +155,12 @@ public final class WaylandSeat {
         relativeManager = nil; constraints = nil; inhibitManager = nil
         if let s = seat { boundSeatVersion >= 5 ? wl_seat_release(s) : wl_proxy_destroy(s) }
         seat = nil
+        if let w = displayWrapper {
+            if let r = registry { wl_proxy_destroy(r) }
+            wl_proxy_wrapper_destroy(UnsafeMutableRawPointer(w))
+            displayWrapper = nil
+        }
+        registry = nil
     }
 
     // MARK: - Lock, relative motion, inhibitor
@@ -196,9 +223,20 @@ public final class WaylandSeat {
         if boundSeatVersion < 5 { onEvent(.pointerFrame) }
     }
 
-    private func ours(_ s: OpaquePointer?) -> Bool { surface == nil || s == surface }
+    /// Whether focus on `s` is the kiosk's: the surface set or learnt (the first one entered).
+    private func ours(_ s: OpaquePointer?) -> Bool {
+        if surface == nil, let s { surface = s }
+        return s == surface
+    }
 
     // MARK: - Listeners
+
+    private static let registryListener = SeatListener(wl_registry_listener(
+        global: { data, registry, name, interface, version in
+            guard let registry, let interface else { return }
+            seatObject(data).bind(registry: registry, name: name, interface: String(cString: interface), version: version)
+        },
+        global_remove: { data, _, name in seatObject(data).globalRemoved(name: name) }))
 
     private static let seatListener = SeatListener(wl_seat_listener(
         capabilities: { data, _, caps in
