@@ -225,25 +225,35 @@ fi
 # and the same events through SeatInput must give the host exactly the VKs, nothing held.
 tests="${PF_WL_TESTS:-$repo/.build/debug/punktfunk-kioskPackageTests.xctest}"
 if [ ! -x "$tests" ]; then
-  result SKIP "sway: WaylandSeat live (keys, lock, relative motion)" "no test bundle at $tests (swift build --build-tests)"
+  result SKIP "sway: WaylandSeat live (keys, lock, relative motion, focus loss)" "no test bundle at $tests (swift build --build-tests)"
 elif ! as_user test -x "$tests"; then
-  result SKIP "sway: WaylandSeat live (keys, lock, relative motion)" "$user cannot execute $tests"
+  result SKIP "sway: WaylandSeat live (keys, lock, relative motion, focus loss)" "$user cannot execute $tests"
 elif start_sway seat-live 1280x720; then
   printf 'key %s 1\nkey %s 0\n' 30 30 42 42 > "$out/seat-live-keys.txt"
   printf 'key 42 1\nkey 48 1\nkey 48 0\nkey 42 0\nkey 29 1\nkey 56 1\nkey 56 0\nkey 29 0\nkey 28 1\nkey 28 0\n' >> "$out/seat-live-keys.txt"
   chmod 644 "$out/seat-live-keys.txt"
-  on env PF_WL_SEAT_LIVE="$out/seat-live-keys.txt" timeout 60 "$tests" --testing-library swift-testing \
+  marks="$xdg/seat-live.marks"   # written by the test (as $user)
+  on env PF_WL_SEAT_LIVE="$out/seat-live-keys.txt" PF_WL_SEAT_LIVE_FOCUS=1 PF_WL_SEAT_LIVE_MARKS="$marks" timeout 60 "$tests" --testing-library swift-testing \
     --filter WaylandSeatLiveTests > "$out/seat-live.log" 2>&1 &
   t=$!
-  wait_for "$out/seat-live.log" "seat-live: ready" 20
+  wait_for "$marks" "seat-live: ready" 30
   { cat "$out/seat-live-keys.txt"
     printf 'abs 640 360 1280 720\nmotion 5 3\nsleep 300\nmotion 5 3\nsleep 300\nmotion -7 2\nbutton 272 1\nbutton 272 0\nsync\nsleep 500\n'
   } | on "$client" inject 2> "$out/seat-live-inject.log"
+  # Focus loss: S held on the kiosk's window, then the workspace changes (a new window would not
+  # take the focus from a fullscreen one on sway).
+  if wait_for "$marks" "seat-live: hold now" 20; then
+    printf 'key 31 1\nsync\nsleep 3000\nkey 31 0\nsync\n' | on "$client" inject 2> "$out/seat-live-hold.log" &
+    hold=$!
+    wait_for "$marks" "seat-live: holding" 10
+    on swaymsg workspace number 2 > "$out/seat-live-swaymsg.log" 2>&1
+  fi
   wait $t; rc=$?
+  [ -n "${hold:-}" ] && wait "$hold"
   if [ $rc -eq 0 ] && grep -q 'passed' "$out/seat-live.log"; then
-    result PASS "sway: WaylandSeat live (keys, lock, relative motion)" "$(grep 'seat-live: [0-9]' "$out/seat-live.log")"
+    result PASS "sway: WaylandSeat live (keys, lock, relative motion, focus loss)" "$(grep -E 'seat-live: ([0-9]|S held)' "$out/seat-live.log" | tr '\n' ' ')"
   else
-    result FAIL "sway: WaylandSeat live (keys, lock, relative motion)" "exit $rc: $(grep -E 'seat-live: [0-9]|Expectation failed' "$out/seat-live.log" | cut -c1-300 | tr '\n' ';')"
+    result FAIL "sway: WaylandSeat live (keys, lock, relative motion, focus loss)" "exit $rc: $(grep -E 'seat-live: [0-9]|Expectation failed' "$out/seat-live.log" | cut -c1-300 | tr '\n' ';')"
   fi
   stop $pid
 else
