@@ -188,11 +188,12 @@ if start_sway sway 1280x720; then
   fi
   # Focus loss: A held, a second window takes the focus.
   presses=$(grep -c '^key 30 1$' "$out/listen-1.log")
-  { printf 'key 30 1\nsync\nsleep 2500\nkey 30 0\nsync\n'; } | on "$client" inject 2> "$out/inject-hold.log" &
+  { printf 'key 30 1\nsync\nsleep 6000\nkey 30 0\nsync\n'; } | on "$client" inject 2> "$out/inject-hold.log" &
   inj=$!
   i=0; while [ "$(grep -c '^key 30 1$' "$out/listen-1.log")" -le "$presses" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
   on "$client" listen pf-listen-2 c06030 > "$out/listen-2.log" 2>&1 &
   l2=$!
+  wait_for "$out/listen-2.log" "keyboard-enter" 5   # (under load the new window may take seconds)
   wait $inj
   sleep 0.2
   after=$(awk '/^key 30 1$/ { n = NR } { line[NR] = $0 } END { for (i = n + 1; i <= NR; i++) printf "%s;", line[i] }' "$out/listen-1.log")
