@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Input
 import PunktfunkWire
@@ -210,5 +211,27 @@ import PunktfunkWire
             .pointerMoved(dx: 10, dy: -5), .click(pressed: true),
             .key(.down, pressed: true, from: .mouse), .key(.down, pressed: false, from: .mouse),
         ])
+    }
+}
+
+/// `InputService.seat(_:)`: seat events posted from another thread are mapped on the input thread
+/// into the attached sink, in order; stopping lets go of what the seat held.
+@Suite struct InputServiceSeatTests {
+    @Test func seatEventsReachTheSinkThroughTheInputThread() throws {
+        let sink = RecordingSink()
+        var options = InputService.Options()
+        options.grab = false
+        options.evdevKeyboardsAndMice = false   // under a compositor: pads only from evdev
+        let service = InputService(sink: sink, options: options)
+        #expect(service.start() == nil)
+        service.setPolicy(InputPolicy(normalisedScroll: false))
+        service.seat([.keyboardEnter(keys: [30]), .key(code: 48, state: 1), .key(code: 48, state: 0),
+                      .key(code: 30, state: 0), .key(code: 17, state: 1)])
+        // The input thread applies the batch on its next pass; W stays held until stop.
+        var waited = 0
+        while service.counters.eventsSent < 3, waited < 200 { usleep(10_000); waited += 1 }
+        service.stop()
+        let keys = sink.events.filter { $0.kind == .keyDown || $0.kind == .keyUp }
+        #expect(keys == [.keyDown(vk: 0x42), .keyUp(vk: 0x42), .keyDown(vk: 0x57), .keyUp(vk: 0x57)])
     }
 }
