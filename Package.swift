@@ -101,15 +101,19 @@ let package = Package(
         // wire's input events, the held-input and escape-chord rules, and DualSense/force-feedback
         // output. The input thread is native; the mapping is pure and unit-tested.
         .target(name: "Input", dependencies: ["PunktfunkWire", "SystemClock", "CEvdev", "CUdev", "CPunktfunkLinux"]),
-        // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
-        .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
+        // The one seam for "the screen" (protocol `Screen`) and what both backends share: modes,
+        // changes, canvas buffers, panel images and the stats overlay (cairo text), the CPU
+        // Y′CbCr → RGB conversion, picture geometry, the quit/VT signal watch.
+        .target(name: "Screen", dependencies: ["VideoFrames", "SystemClock", "CCairo", "CPunktfunkLinux"]),
+        // The KMS backend: DRM device, atomic presenter, the page-flip pacer, hot-plug, VT.
+        .target(name: "Display", dependencies: ["Screen", "VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
         // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
         .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
         // The app layer: session → decode → present pipeline.
         .target(
             name: "Kiosk",
-            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
+            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Screen", "HEVC",
                            "Audio", "Input", "Shell", "SystemClock", "CPunktfunkLinux"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
@@ -185,9 +189,10 @@ let package = Package(
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Screen", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Screen", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(
             name: "PunktfunkSessionTests",
