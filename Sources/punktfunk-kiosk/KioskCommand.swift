@@ -91,7 +91,7 @@ struct KioskCommand: ParsableCommand {
         // Before any thread exists (discovery's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
-        var boot = BootToStream(config: config, directory: ProfileConfig.directory, mdnsPort: mdnsPort)
+        var boot = BootToStream(config: config, directory: ProfileConfig.directory, mdnsPort: mdnsPort, say: { note($0) })
         var entry = boot.entry(for: id)
         while entry == nil {
             note("trying again in \(retrySeconds) s")
