@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import Screen
 import SystemClock
 import VideoFrames
 @testable import WaylandDisplay
@@ -111,6 +112,34 @@ import VideoFrames
         screen.hidePanel()
         screen.setStreaming(false)
         #expect(!screen.isLost)
+    }
+
+    /// The seam's stream loop with the real CPU conversion: a file-like source at 60 fps.
+    @Test(.enabled(if: display != nil, "WAYLAND_DISPLAY is unset: no compositor to connect to"))
+    func presentLoopShowsAStreamThroughTheSeam() throws {
+        let wayland = try WaylandScreen()
+        let screen: any Screen = wayland
+        defer { screen.close() }
+        let frame = Self.rampFrame(width: 640, height: 360)
+        var next: UInt64 = 0
+        var shown: [UInt64] = []
+        var presentation = StreamPresentation(fps: 60, followSchedule: true, signals: nil)
+        presentation.onShown = { id, glass, ready in
+            shown.append(id)
+            #expect(glass > 0 && ready > 0)
+        }
+        let outcome = try screen.present(first: .cpu(frame), presentation) {
+            guard next < 90 else { return .end }
+            next += 1
+            return .frame(SourcedFrame(frame: .cpu(frame), index: next, indexInPass: Int(next), firstPass: true))
+        }
+        #expect(outcome == .finished)
+        let s = wayland.stats
+        print("wayland present: \(screen.name) shown \(shown.count) of 90; presented \(s.presentation.presented) discarded \(s.presentation.discarded); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms; YUVToRGB 640x360 mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms")
+        #expect(s.shmFrames + s.noFreeBuffer == 90)
+        #expect(wayland.presentationClockName == nil || !shown.isEmpty)
+        #expect(shown == shown.sorted())
+        Self.hold(wayland, "present")
     }
 
     @Test func noCompositorIsAClearError() {
