@@ -103,24 +103,30 @@ let package = Package(
         // wire's input events, the held-input and escape-chord rules, and DualSense/force-feedback
         // output. The input thread is native; the mapping is pure and unit-tested.
         .target(name: "Input", dependencies: ["PunktfunkWire", "SystemClock", "CEvdev", "CUdev", "CPunktfunkLinux"]),
-        // KMS presenter (atomic API), the page-flip pacer and the stats overlay (cairo text).
-        .target(name: "Display", dependencies: ["VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
+        // The one seam for "the screen" (protocol `Screen`) and what both backends share: modes,
+        // changes, canvas buffers, panel images and the stats overlay (cairo text), the CPU
+        // Y′CbCr → RGB conversion, picture geometry, the quit/VT signal watch.
+        .target(name: "Screen", dependencies: ["VideoFrames", "SystemClock", "CCairo", "CPunktfunkLinux"]),
+        // The KMS backend: DRM device, atomic presenter, the page-flip pacer, hot-plug, VT.
+        .target(name: "Display", dependencies: ["Screen", "VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // Runs /usr/bin/wayland-scanner on the system's protocol XML at build time (see the plugin
         // for why a prebuild command); CWaylandProtocols compiles what it generates.
         .plugin(name: "WaylandScanner", capability: .buildTool()),
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"],
                 exclude: ["generated"],  // the plugin's symlink: included by protocols.c, not compiled alone
                 plugins: ["WaylandScanner"]),
-        // The screen under a compositor: a fullscreen xdg toplevel, wl_shm and linux-dmabuf
-        // buffers, presentation feedback. Never imports the KMS code (`Display`).
-        .target(name: "WaylandDisplay", dependencies: ["VideoFrames", "SystemClock", "CWaylandClient", "CWaylandProtocols", "Input"]),
+        // The Wayland backend: a fullscreen xdg toplevel, wl_shm and linux-dmabuf buffers,
+        // presentation feedback, the compositor's seat (keyboard and mouse as Input's SeatEvents).
+        // Never imports the KMS code (`Display`).
+        .target(name: "WaylandDisplay", dependencies: ["Screen", "VideoFrames", "SystemClock", "CPunktfunkLinux",
+                                                       "CWaylandClient", "CWaylandProtocols", "Input"]),
         // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
         // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
         .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
         // The app layer: session → decode → present pipeline.
         .target(
             name: "Kiosk",
-            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Display", "HEVC",
+            dependencies: ["PunktfunkSession", "PunktfunkWire", "VideoDecode", "VideoFrames", "Screen", "HEVC",
                            "Audio", "Input", "Shell", "SystemClock", "CPunktfunkLinux"]
         ),
         // The host side of the wire for tests and `--demo`: HostSession (handshake, admission,
@@ -196,11 +202,12 @@ let package = Package(
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "Screen", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
-        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "VideoFrames", "SystemClock", "Input", "PunktfunkWire",
-                                                              "CWaylandClient", "CWaylandProtocols"]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
+        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "Screen", "VideoFrames", "SystemClock", "Input",
+                                                              "PunktfunkWire", "CWaylandClient", "CWaylandProtocols"]),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Screen", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(
             name: "PunktfunkSessionTests",

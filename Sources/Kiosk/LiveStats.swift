@@ -1,4 +1,4 @@
-import Display
+import Screen
 import Foundation
 import PunktfunkSession
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Screen
 
 /// Why the Wayland screen could not be opened or used. Every failure of the compositor — gone,
 /// a protocol error, a refused buffer — ends up here as a value; nothing traps.
@@ -22,6 +23,19 @@ public enum WaylandError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let why), .unusable(let why), .lost(let why): why
         case .system(let op, let e): "\(op) failed: \(String(cString: strerror(e)))"
         case .badFrame(let why): "bad frame: \(why)"
+        }
+    }
+}
+
+extension WaylandError {
+    /// The seam's error (the same cases).
+    var screenError: ScreenError {
+        switch self {
+        case .unavailable(let why): .unavailable(why)
+        case .unusable(let why): .unusable(why)
+        case .lost(let why): .lost(why)
+        case .system(let op, let e): .system(op, errno: e)
+        case .badFrame(let why): .badFrame(why)
         }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Screen
 import SystemClock
 import VideoFrames
 internal import CWaylandClient
@@ -41,7 +42,7 @@ public final class WaylandScreen {
     private var layout = SurfaceLayout(logicalWidth: 1280, logicalHeight: 720, scale: 1)
     /// The output the surface entered last (wl_surface.enter), nil: none yet (the first output).
     private var enteredOutput: OpaquePointer?
-    private var pendingChanges: [WaylandChange] = []
+    private var pendingChanges: [ScreenChange] = []
 
     // Buffers.
     private var canvasPool: ShmBufferPool?
@@ -52,6 +53,9 @@ public final class WaylandScreen {
     private var canvasShownNs: UInt64?
     private var canvasInFlight: UInt64?
     private var conversion: PictureConversion?
+    /// The built-in conversion and its scratch columns (resized only when the geometry changes).
+    private var converter: YUVToRGBConverter?
+    private var columns: [Int32] = []
 
     // The panel's subsurface.
     private var panelSurface: OpaquePointer?
@@ -59,6 +63,8 @@ public final class WaylandScreen {
     private var panelPool: ShmBufferPool?
     private var panelMapped = false
     public private(set) var panelGeneration: UInt64?
+    /// The panel image shown now (the seam's `panelOnGlass`).
+    var panelImage: OverlayImage?
 
     // Presentation feedback.
     private var ledger = PresentationLedger()
@@ -85,12 +91,14 @@ public final class WaylandScreen {
     /// - Throws: `WaylandError` when no compositor is reachable, a required global is missing,
     ///   or no configure came within `configureTimeoutMs`.
     public init(displayName: String? = nil, appID: String = "punktfunk-kiosk", title: String = "punktfunk",
-                conversion: PictureConversion? = nil, configureTimeoutMs: Int = 5000) throws(WaylandError) {
-        let c = try WaylandConnection(name: displayName)
+                conversion: PictureConversion? = nil, configureTimeoutMs: Int = 5000) throws(ScreenError) {
+        let c: WaylandConnection
+        do { c = try WaylandConnection(name: displayName) } catch { throw error.screenError }
         connection = c
         notices = c.notices
         self.conversion = conversion
         guard c.shmFormats.contains(1) || c.shmFormats.isEmpty else {
+            c.disconnect()
             throw .unusable("the compositor's wl_shm takes no XRGB8888")
         }
         surface = wl_compositor_create_surface(c.compositor)
@@ -126,7 +134,7 @@ public final class WaylandScreen {
             }
         } catch let e as WaylandError {
             destroyObjects()
-            throw e
+            throw e.screenError
         } catch {
             destroyObjects()
             throw .lost("\(error)")
@@ -145,11 +153,14 @@ public final class WaylandScreen {
     /// `wayland HEADLESS-1 1280x720@60`.
     public var name: String { "wayland \(currentOutput?.displayName ?? "output") \(mode.name)" }
 
-    /// The configured size × scale and the output's refresh.
-    public var mode: WaylandMode {
-        WaylandMode(width: layout.bufferWidth, height: layout.bufferHeight,
-                    refreshMilliHz: currentOutput?.refreshMilliHz ?? 0)
+    /// The configured size × scale and the output's refresh (0 when it does not say).
+    public var mode: ScreenMode {
+        ScreenMode(width: layout.bufferWidth, height: layout.bufferHeight,
+                   refreshMilliHz: currentOutput?.refreshMilliHz ?? 0)
     }
+
+    /// The output's name for changes and logs.
+    var outputName: String { currentOutput?.displayName ?? "wayland" }
 
     /// The output the window is on (or the first one).
     public var currentOutput: OutputState? {
@@ -187,7 +198,7 @@ public final class WaylandScreen {
     }
 
     /// After the poll: reads (or cancels the prepared read), dispatches, and returns what changed.
-    public func finishWait(readable: [Bool]) -> [WaylandChange] {
+    public func finishWait(readable: [Bool]) -> [ScreenChange] {
         if readPrepared {
             readPrepared = false
             if readable.first == true {
@@ -203,14 +214,24 @@ public final class WaylandScreen {
     }
 
     /// Dispatches whatever arrives within `timeoutMs` (0: what is there) and returns the changes.
-    public func service(timeoutMs: Int32 = 0) -> [WaylandChange] {
+    public func service(timeoutMs: Int32 = 0) -> [ScreenChange] {
         guard !isLost else { return takeChanges() }
         do { try connection.dispatch(timeoutMs: timeoutMs) } catch { fail(error) }
         return takeChanges()
     }
 
-    private func takeChanges() -> [WaylandChange] {
-        for name in connection.takeRemovedOutputs() { pendingChanges.append(.outputRemoved(name: name)) }
+    /// Like `service`, polling `extra` descriptors alongside (their readiness returned).
+    func serviceWaiting(timeoutMs: Int32, extra: [Int32]) -> [Bool] {
+        guard !isLost else { return extra.map { _ in false } }
+        do { return try connection.dispatch(timeoutMs: timeoutMs, extra: extra) } catch { fail(error) }
+        return extra.map { _ in false }
+    }
+
+    /// Commits whose presentation feedback has not come back.
+    var outstandingFeedback: Int { connection.presentation == nil ? 0 : ledger.outstanding }
+
+    private func takeChanges() -> [ScreenChange] {
+        for name in connection.takeRemovedOutputs() { pendingChanges.append(.disconnected(output: name)) }
         defer { pendingChanges = [] }
         return pendingChanges
     }
@@ -233,9 +254,12 @@ public final class WaylandScreen {
     public var showsCanvas: Bool { lastCommitWasCanvas }
 
     /// A free canvas buffer of the whole mode for frame `id`; nil when none is free yet.
-    public func canvas(id: UInt64) throws(WaylandError) -> WaylandCanvas? {
+    public func canvas(id: UInt64) throws(ScreenError) -> ScreenCanvas? {
         guard !isLost else { throw .lost("the Wayland connection is gone") }
-        let pool = try pool(&canvasPool, width: layout.bufferWidth, height: layout.bufferHeight, format: 1, count: 3)
+        let pool: ShmBufferPool
+        do {
+            pool = try self.pool(&canvasPool, width: layout.bufferWidth, height: layout.bufferHeight, format: 1, count: 3)
+        } catch { throw error.screenError }
         if let i = canvasByID[id] { return canvas(id: id, pool: pool, index: i) }
         guard let i = pool.free() else { return nil }
         pool.attachReserve(i)
@@ -243,13 +267,13 @@ public final class WaylandScreen {
         return canvas(id: id, pool: pool, index: i)
     }
 
-    private func canvas(id: UInt64, pool: ShmBufferPool, index: Int) -> WaylandCanvas {
-        WaylandCanvas(id: id, pixels: pool.pixels(index), pitch: pool.stride, width: pool.width, height: pool.height,
+    private func canvas(id: UInt64, pool: ShmBufferPool, index: Int) -> ScreenCanvas {
+        ScreenCanvas(id: id, pixels: pool.pixels(index), pitch: pool.stride, width: pool.width, height: pool.height,
                       generation: pool.generation, index: index)
     }
 
     /// Puts canvas `id` on glass (`damage` in buffer pixels as (x, y, w, h), nil: all).
-    public func commitCanvas(id: UInt64, damage: [(x: Int, y: Int, width: Int, height: Int)]?) throws(WaylandError) {
+    public func commitCanvas(id: UInt64, damage: [PixelRect]?) throws(ScreenError) {
         guard !isLost else { throw .lost("the Wayland connection is gone") }
         guard let pool = canvasPool, let i = canvasByID.removeValue(forKey: id) else { return }
         let buffer = pool.attach(i)
@@ -304,7 +328,6 @@ public final class WaylandScreen {
     }
 
     private func showCPU(_ frame: DecodedFrame, frameID: UInt64, readyNs: UInt64) -> Bool {
-        guard let conversion else { stats.refused += 1; return false }
         let w = frame.visibleWidth, h = frame.visibleHeight
         guard w > 0, h > 0 else { stats.refused += 1; return false }
         let scaled = connection.viewporter != nil
@@ -328,7 +351,15 @@ public final class WaylandScreen {
         }
         let t0 = MonotonicClock.nowNs()
         do {
-            try conversion(frame, pool.pixels(i), pool.stride, rect.x, rect.y, rect.width, rect.height)
+            if let conversion {
+                try conversion(frame, pool.pixels(i), pool.stride, rect.x, rect.y, rect.width, rect.height)
+            } else {
+                let converter = YUVToRGBConverter(for: frame)
+                if converter != self.converter { self.converter = converter }
+                try self.converter!.convert(frame, into: pool.pixels(i), pitch: pool.stride,
+                                            rect: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
+                                            columns: &columns)
+            }
         } catch { stats.refused += 1; return false }
         let dt = MonotonicClock.nowNs() - t0
         stats.convertNsSum += dt
@@ -624,7 +655,7 @@ public final class WaylandScreen {
         if next != layout || !configured {
             layout = next
             lastDestination = nil
-            if configured, before != self.mode { pendingChanges.append(.modeChanged(from: before, to: self.mode)) }
+            if configured, before != self.mode { pendingChanges.append(.modeChanged(output: outputName, from: before, to: self.mode)) }
         }
         configured = true
     }
@@ -636,7 +667,7 @@ public final class WaylandScreen {
             layout = SurfaceLayout(logicalWidth: layout.logicalWidth, logicalHeight: layout.logicalHeight, scale: o.scale)
             lastDestination = nil
         }
-        if configured, before != mode { pendingChanges.append(.modeChanged(from: before, to: mode)) }
+        if configured, before != mode { pendingChanges.append(.modeChanged(output: outputName, from: before, to: mode)) }
     }
 
     // MARK: Leaving
@@ -684,7 +715,7 @@ public final class WaylandScreen {
         close: { data, _ in
             let s = object(data, as: WaylandScreen.self)
             s.closeRequested = true
-            s.pendingChanges.append(.closeRequested)
+            s.pendingChanges.append(.lost(sentence: "the compositor closed the window"))
         },
         configure_bounds: { _, _, _, _ in },
         wm_capabilities: { _, _, _ in }

@@ -50,12 +50,13 @@ struct ConnectCommand: ParsableCommand {
         // The config's settings, each overridden by its option (the demo stream reads none of it).
         let config = demo ? KioskConfig() : ProfileConfig.load()
         let stats = display.stats || (!headless && config.statsOverlay == true)
-        var configuration = RunnerConfiguration(display: headless ? .headless : .kms(display.settings(config: config)),
+        let harnessSet = try harness.hooks(stats: stats)
+        var configuration = RunnerConfiguration(display: headless ? .headless : display.choice(config: config, harness: harnessSet),
                                                 profile: demo ? .anonymous : .configDirectory,
                                                 decoder: stream.rungs(config: config, fallback: "software"),
                                                 decodeWhenHeadless: demo, sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
-        configuration.harness = try harness.hooks(stats: stats)
+        configuration.harness = harnessSet.hooks
         try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner

@@ -28,10 +28,11 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let config = ProfileConfig.load()
-        var configuration = RunnerConfiguration(display: .kms(display.settings), profile: .anonymous,
+        let harnessSet = try harness.hooks(stats: display.stats)
+        var configuration = RunnerConfiguration(display: display.choice(config: config, harness: harnessSet), profile: .anonymous,
                                                 decoder: stream.rungs(config: config, fallback: "software"), decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
-        configuration.harness = try harness.hooks(stats: display.stats)
+        configuration.harness = harnessSet.hooks
         configuration.shellTrace = harness.shellTrace
         try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         let runner: KioskRunner

@@ -1,9 +1,13 @@
 import ArgumentParser
 import Display
+import Foundation
 import Kiosk
+import KioskHarness
 
 /// The display options every command that shows pictures shares, declared once.
 struct DisplayOptions: ParsableArguments {
+    @Option(help: "Where to show: auto (a Wayland window when a compositor is reachable, else KMS), kms (own the display from a TTY) or wayland (default: the config's `display`, else auto).")
+    var display: String?
     @Option(name: .customLong("drm-device"), help: "DRM card node (default: the first with a connected display).")
     var drmDevice: String?
     @Option(help: "Display mode WxH or WxH@Hz (default: the panel's preferred mode); a host is asked for exactly this mode.")
@@ -16,19 +20,27 @@ struct DisplayOptions: ParsableArguments {
     var stats = false
 
     func validate() throws {
+        if let display, DisplayBackend(rawValue: display) == nil { throw ValidationError("--display must be auto, kms or wayland") }
         if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
         if !(0...99).contains(realtimePriority) { throw ValidationError("--realtime-priority must be 0...99") }
     }
 
-    var settings: RunnerConfiguration.KMSSettings {
-        .init(devicePath: drmDevice, mode: mode.flatMap(ModeRequest.init(parsing:)),
-              realtimePriority: realtimePriority, flipLogPath: flipLog)
-    }
-
-    /// The settings with the config's `display-mode` where `--mode` is not given.
-    func settings(config: KioskConfig) -> RunnerConfiguration.KMSSettings {
-        var s = settings
-        if s.mode == nil { s.mode = config.displayMode.flatMap(ModeRequest.init(parsing:)) }
-        return s
+    /// The screen to open: the backend `--display` (else the config's `display`, else auto)
+    /// names, with `--mode` (else the config's `display-mode`); `harness` holds pictures on KMS.
+    func choice(config: KioskConfig, harness: HarnessHookSet) -> RunnerConfiguration.DisplayChoice {
+        let asked = display.flatMap(DisplayBackend.init(rawValue:)) ?? config.display ?? .auto
+        let (backend, reason) = DisplayBackend.decide(asked, environment: ProcessInfo.processInfo.environment,
+                                                      socketExists: DisplayBackend.isSocket)
+        let modeRequest = (mode ?? config.displayMode).flatMap(ModeRequest.init(parsing:))
+        switch backend {
+        case .wayland:
+            return .screen(reason: reason) { () throws(ScreenError) -> any Screen in
+                try WaylandBackend.open(modeRequest: modeRequest, realtimePriority: realtimePriority)
+            }
+        case .kms, .auto:
+            let settings = KMSScreen.Settings(devicePath: drmDevice, mode: modeRequest, realtimePriority: realtimePriority,
+                                              flipLogPath: flipLog, checkpoint: harness.checkpoint)
+            return .screen(reason: reason) { () throws(ScreenError) -> any Screen in try KMSScreen(settings) }
+        }
     }
 }

@@ -20,9 +20,9 @@ struct HarnessOptions: ParsableArguments {
     }
 
     /// The hooks these options ask for. - Throws: a usage error, or when the vgem node cannot be opened.
-    func hooks(stats: Bool) throws -> HarnessHooks {
+    func hooks(stats: Bool) throws -> HarnessHookSet {
         do {
-            return try .harness(screendumpAt: screendumpAt, statsDump: statsDump, dmabufVia: dmabufVia, stats: stats)
+            return try HarnessHooks.harness(screendumpAt: screendumpAt, statsDump: statsDump, dmabufVia: dmabufVia, stats: stats)
         } catch let refusal as HarnessHooks.Refusal {
             throw ValidationError(refusal.description)
         }

@@ -51,10 +51,11 @@ struct KioskCommand: ParsableCommand {
 
     /// The runner's configuration from the options, else the config.
     private func makeConfiguration(config: KioskConfig, stats: Bool) throws -> RunnerConfiguration {
-        var configuration = RunnerConfiguration(display: .kms(display.settings(config: config)), profile: .configDirectory,
+        let harnessSet = try harness.hooks(stats: stats)
+        var configuration = RunnerConfiguration(display: display.choice(config: config, harness: harnessSet), profile: .configDirectory,
                                                 decoder: stream.rungs(config: config, fallback: "auto"), decodeWhenHeadless: true,
                                                 sessionSeconds: nil, statsLines: .whenHeadless)
-        configuration.harness = try harness.hooks(stats: stats)
+        configuration.harness = harnessSet.hooks
         configuration.shellTrace = harness.shellTrace
         try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         return configuration
@@ -90,7 +91,7 @@ struct KioskCommand: ParsableCommand {
         // Before any thread exists (discovery's included): signals are blocked process-wide.
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
-        var boot = BootToStream(config: config, directory: ProfileConfig.directory, mdnsPort: mdnsPort)
+        var boot = BootToStream(config: config, directory: ProfileConfig.directory, mdnsPort: mdnsPort, say: { note($0) })
         var entry = boot.entry(for: id)
         while entry == nil {
             note("trying again in \(retrySeconds) s")

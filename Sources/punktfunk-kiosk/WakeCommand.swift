@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Kiosk
 import PunktfunkSession
 import PunktfunkWire
 import SystemClock
@@ -75,7 +76,7 @@ struct WakeTarget {
         return host.macs.contains(where: hex.contains)
     }
 
-    static func text(_ mac: [UInt8]) -> String { mac.map { String(format: "%02x", $0) }.joined(separator: ":") }
+    static func text(_ mac: [UInt8]) -> String { WakeSender.text(mac) }
 
     static func resolve(_ text: String, mdnsPort: UInt16) -> WakeTarget {
         if let mac = AdvertText.bytes(ofMAC: Substring(text)) { return WakeTarget(macs: [mac]) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Display
+@testable import Screen
 
 @Suite struct OverlayTests {
     let linear = FormatModifier.linear

@@ -181,7 +181,7 @@ import VideoFrames
         frame.planes[1].bytes = PlaneBytes(frame.planes[1].bytes.dropLast(3))
         var out = [UInt32](repeating: 0, count: 32)
         var columns: [Int32] = []
-        #expect(throws: KMSError.self) {
+        #expect(throws: ScreenError.self) {
             try out.withUnsafeMutableBytes { buf in
                 try conv(frame).convert(frame, into: buf.baseAddress!, pitch: 32, rect: PixelRect(x: 0, y: 0, width: 8, height: 4),
                                         columns: &columns)

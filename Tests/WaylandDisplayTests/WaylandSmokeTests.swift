@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import Screen
 import SystemClock
 import VideoFrames
 @testable import WaylandDisplay
@@ -13,6 +14,16 @@ import VideoFrames
 @Suite(.serialized) struct WaylandSmokeTests {
     static let display = getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
     static let holdMs = getenv("WAYLAND_SMOKE_HOLD_MS").flatMap { Int(String(cString: $0)) } ?? 0
+    /// A command run with `canvas` / `stream` appended while that picture is up (a screenshot).
+    static let shot = getenv("WAYLAND_SMOKE_SHOT").map { String(cString: $0) }
+
+    /// Keeps the connection serviced for `holdMs`, running the `shot` command on the way.
+    static func hold(_ screen: WaylandScreen, _ what: String) {
+        guard holdMs > 0 || shot != nil else { return }
+        _ = screen.service(timeoutMs: Int32(max(holdMs / 2, 100)))
+        if let shot { _ = system("\(shot) \(what)") }
+        _ = screen.service(timeoutMs: Int32(max(holdMs / 2, 100)))
+    }
 
     /// A stand-in for the CPU conversion: Y only (grey), nearest sampled — enough to see where
     /// the picture lands; the real conversion is `YUVToRGBConverter`'s.
@@ -72,7 +83,7 @@ import VideoFrames
             canvasShown = screen.takeCanvasShown()
         }
         #expect(canvasShown != nil, "the canvas commit got no presentation answer within 3 s")
-        if Self.holdMs > 0 { _ = screen.service(timeoutMs: Int32(Self.holdMs / 2)) }
+        Self.hold(screen, "canvas")
 
         // A stream: 60 pictures committed on arrival at ~60 fps, newest wins.
         let frame = Self.rampFrame(width: 640, height: 360)
@@ -94,13 +105,41 @@ import VideoFrames
         _ = screen.service(timeoutMs: 50)
         let s = screen.stats
         print("wayland smoke: committed \(s.presentation.committed) presented \(s.presentation.presented) discarded \(s.presentation.discarded) zero-copy \(s.presentation.zeroCopy); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms, min \(Double(s.presentation.minLatencyNs) / 1e6), max \(Double(s.presentation.maxLatencyNs) / 1e6); convert mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms over \(s.shmFrames)")
-        #expect(s.shmFrames == 60)
+        #expect(s.shmFrames + s.noFreeBuffer == 60)
         #expect(s.presentation.presented > 0)
         #expect(shown.allSatisfy { $0.glassNs >= $0.commitNs || $0.glassNs + 1_000_000 > $0.commitNs })
-        if Self.holdMs > 0 { _ = screen.service(timeoutMs: Int32(Self.holdMs)) }
+        Self.hold(screen, "stream")
         screen.hidePanel()
         screen.setStreaming(false)
         #expect(!screen.isLost)
+    }
+
+    /// The seam's stream loop with the real CPU conversion: a file-like source at 60 fps.
+    @Test(.enabled(if: display != nil, "WAYLAND_DISPLAY is unset: no compositor to connect to"))
+    func presentLoopShowsAStreamThroughTheSeam() throws {
+        let wayland = try WaylandScreen()
+        let screen: any Screen = wayland
+        defer { screen.close() }
+        let frame = Self.rampFrame(width: 640, height: 360)
+        var next: UInt64 = 0
+        var shown: [UInt64] = []
+        var presentation = StreamPresentation(fps: 60, followSchedule: true, signals: nil)
+        presentation.onShown = { id, glass, ready in
+            shown.append(id)
+            #expect(glass > 0 && ready > 0)
+        }
+        let outcome = try screen.present(first: .cpu(frame), presentation) {
+            guard next < 90 else { return .end }
+            next += 1
+            return .frame(SourcedFrame(frame: .cpu(frame), index: next, indexInPass: Int(next), firstPass: true))
+        }
+        #expect(outcome == .finished)
+        let s = wayland.stats
+        print("wayland present: \(screen.name) shown \(shown.count) of 90; presented \(s.presentation.presented) discarded \(s.presentation.discarded); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms; YUVToRGB 640x360 mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms")
+        #expect(s.shmFrames + s.noFreeBuffer == 90)
+        #expect(wayland.presentationClockName == nil || !shown.isEmpty)
+        #expect(shown == shown.sorted())
+        Self.hold(wayland, "present")
     }
 
     @Test func noCompositorIsAClearError() {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/signalfd.h>   // SignalWatch (signalfd_siginfo, SFD_*): not in the Glibc module
 
 /// One slot of a datagram batch. The caller owns `data` (capacity bytes).
 typedef struct pf_datagram {

@@ -416,7 +416,11 @@ public final class Presenter {
             }
             var columns = scratchColumns
             guard let converter = p.converter else { return false }
-            try converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
+            do {
+                try converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
+            } catch {
+                throw .badFrame(error.description)
+            }
             scratchColumns = columns
             slot.overlay = overlay.composite(into: buffer, video: p.drawRect)
         } else {

@@ -1,24 +1,10 @@
 internal import CPunktfunkLinux
 import VideoFrames
+import Screen
 import SystemClock
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// One frame from a source, numbered in output order.
-public struct SourcedFrame: Sendable {
-    public var frame: DecodedPicture
-    /// Output index over all passes (the pacer id and the flip log's `frame`).
-    public var index: UInt64
-    /// Index within its pass and whether that pass is the first (checkpoints use first-pass
-    /// indices).
-    public var indexInPass: Int
-    public var firstPass: Bool
-
-    public init(frame: DecodedPicture, index: UInt64, indexInPass: Int, firstPass: Bool) {
-        self.frame = frame; self.index = index; self.indexInPass = indexInPass; self.firstPass = firstPass
-    }
-}
 
 /// The presenting thread's event loop: frames from a source at a fixed rate, through the
 /// `FlipPacer`, onto the `Presenter`; flip events, signals and VT switches from one `poll`.
@@ -50,13 +36,7 @@ public final class PresentLoop {
     private let flipLog: FlipLog?
     public private(set) var pacer: FlipPacer
     /// What a source yields on each call.
-    public enum SourceStep {
-        case frame(SourcedFrame)
-        /// Nothing ready yet (a live source); the loop sleeps until `sourceWakeDescriptor` is
-        /// readable, a flip, a signal or a deadline.
-        case notYet
-        case end
-    }
+    public typealias SourceStep = StreamStep
     /// Readable when a live source has a new frame, or the application has news for the source
     /// closure (eventfds; drained here, at most two). Empty = none.
     public var sourceWakeDescriptors: [Int32] = [] {

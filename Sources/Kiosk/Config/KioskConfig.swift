@@ -52,6 +52,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var autoconnect: String?
     /// `WxH` or `WxH@Hz`.
     public var displayMode: String?
+    /// Which screen backend: `auto`, `kms` or `wayland` (`DisplayBackend`).
+    public var display: DisplayBackend?
     /// `auto`, `vaapi` or `software`.
     public var decoder: String?
     public var bitrateKbps: UInt32?
@@ -102,6 +104,9 @@ public struct KioskConfig: Sendable, Equatable {
         case "display-mode":
             guard Self.isMode(value) else { return "display-mode must be WxH or WxH@Hz, not \"\(value)\"" }
             displayMode = value
+        case "display":
+            guard let backend = DisplayBackend(rawValue: value) else { return "display must be auto, kms or wayland, not \"\(value)\"" }
+            display = backend
         case "decoder":
             guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi or software, not \"\(value)\"" }
             decoder = value
@@ -149,6 +154,7 @@ public struct KioskConfig: Sendable, Equatable {
         var lines = ["# punktfunk-kiosk settings: key = value; command-line options override these."]
         func add(_ key: String, _ value: String?) { if let value { lines.append("\(key) = \(value)") } }
         add("autoconnect", autoconnect)
+        add("display", display?.rawValue)
         add("display-mode", displayMode)
         add("decoder", decoder)
         add("bitrate", bitrateKbps.map(String.init))

@@ -1,5 +1,5 @@
 import VideoFrames
-import Display
+import Screen
 import PunktfunkSession
 import VideoDecode
 import Input

@@ -1,6 +1,6 @@
 import VideoFrames
 import SystemClock
-import Display
+import Screen
 import VideoDecode
 
 /// `present FILE`: decodes the file's access units with the software rung on the presenting

@@ -1,4 +1,4 @@
-import Display
+import Screen
 import Foundation
 import Shell
 import SystemClock
@@ -13,19 +13,19 @@ extension KioskRunner {
     /// A mouse over the shell: the pointer moves (and shows); the entry under it is focused; a
     /// click acts on it. While a stream has the input the host gets the mouse, not the shell.
     func pointer(_ event: PointerEvent) {
-        guard let presenter = glass?.presenter else { return }
+        guard let screen else { return }
         pointerAt = (event.x, event.y)
         guard let view = ShellSceneBuilder.view(for: machine.state, glyphs: glyphs) else { return }
-        let renderer = shell.renderer(for: presenter)
+        let renderer = shell.renderer(for: screen)
         guard let i = renderer.elementIndex(at: event.x, y: event.y, in: view.scene), let target = view.targets[i] else { return }
         feed(.navigate(.point(target)))
         if event.action == .clicked { feed(.navigate(.activate)) }
     }
 
     /// `view` with the mouse pointer on top, when it shows.
-    func withPointer(_ view: ShellView, presenter: Presenter) -> ShellView {
+    func withPointer(_ view: ShellView, screen: any Screen) -> ShellView {
         guard let p = pointerAt else { return view }
-        let at = shell.renderer(for: presenter).designPoint(x: p.x, y: p.y)
+        let at = shell.renderer(for: screen).designPoint(x: p.x, y: p.y)
         var v = view
         v.scene.elements.append(SceneElement(.pointer, frame: SceneRect(x: at.x, y: at.y, width: 26, height: 40)))
         v.targets.append(nil)
@@ -35,10 +35,10 @@ extension KioskRunner {
     /// Draws the screen the state asks for when no stream is on glass (between streams, before
     /// the first, after the last). A stream's screens over the video are `updatePanel`'s.
     func refreshShell() {
-        guard let glass, exitCode == nil else { return }
+        guard let screen, exitCode == nil else { return }
         let state = machine.state
         guard let view = ShellSceneBuilder.view(for: state, glyphs: glyphs), view.panel == nil else { return }
-        shell.show(withPointer(view, presenter: glass.presenter), name: Self.screenName(state), on: glass.presenter) {
+        shell.show(withPointer(view, screen: screen), name: Self.screenName(state), on: screen) {
             defer { nextFrameID += 1 }
             return nextFrameID
         }
@@ -47,14 +47,14 @@ extension KioskRunner {
     /// The panel over the stream: the in-stream menu, else the resuming notice or a toast, else
     /// none (the stats overlay, when on, has the overlay back).
     func updatePanel() {
-        guard let presenter = glass?.presenter else { return }
+        guard let screen else { return }
         if let t = toast, MonotonicClock.nowNs() >= t.untilNs { toast = nil }
         let state = machine.state
         var view: ShellView?
         var name = "menu"
         switch state.phase {
         case .inStreamMenu:
-            view = ShellSceneBuilder.view(for: state, glyphs: glyphs).map { withPointer($0, presenter: presenter) }
+            view = ShellSceneBuilder.view(for: state, glyphs: glyphs).map { withPointer($0, screen: screen) }
         case .streaming(let s):
             name = "toast"
             if let attempt = s.resuming {
@@ -65,11 +65,11 @@ extension KioskRunner {
         default:
             break
         }
-        let image = shell.overlay(for: view, mode: presenter.mode)
+        let image = shell.overlay(for: view, mode: screen.mode)
         guard image?.generation != panelGeneration else { return }
         if image != nil, overlay != nil { overlay = nil }   // the stats overlay waits under the panel
         panelGeneration = image?.generation
-        presenter.setOverlay(image)
+        screen.setPanel(image)
         panelTrace = (image == nil ? "streaming" : name, image?.generation)
     }
 

@@ -2,7 +2,7 @@ import VideoFrames
 import SystemClock
 import CPunktfunkLinux
 import Audio
-import Display
+import Screen
 import Foundation
 import Glibc
 import HEVC
@@ -16,22 +16,22 @@ import VideoDecode
 /// the only place where the application's effects become I/O.
 ///
 /// Owns the long-lived parts: the signal watch (SIGINT/SIGTERM → `.signal`, VT requests), the
-/// display (`Glass`: opened once, restored on every way out), the client identity and trust store,
+/// screen (`Screen`, KMS or Wayland: opened once, restored on every way out), the client identity and trust store,
 /// the running stream (`ActiveStream`: the session pipeline as the "streaming" state, or a file)
 /// and pairing threads. Other threads only post events (`EventQueue`); every event reaches the
 /// machine here, in order, with the monotonic time.
 ///
-/// While a stream is on glass this thread runs its `PresentLoop`; the loop's source closure also
+/// While a stream is on glass this thread runs the screen's present loop; its source closure also
 /// drains the event queue, so the machine keeps hearing the session (and the user) while frames
 /// flow. Otherwise the thread sleeps in one `poll` over the event queue, the signalfd and the
-/// decoder's eventfd, until the next event or the machine's deadline.
+/// decoder's eventfd and the screen's own descriptors, until the next event or the machine's deadline.
 public final class KioskRunner {
     /// As the command gave it; the shell's saved settings change it for the next stream.
     private var configuration: RunnerConfiguration
     private let signals: SignalWatch
     private let events = EventQueue()
     var machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess))
-    var glass: Glass?
+    var screen: (any Screen)?
     private var stream: ActiveStream?
     var exitCode: Int32?
     private var configDirectory: URL?
@@ -67,7 +67,7 @@ public final class KioskRunner {
     /// Blocks SIGINT, SIGTERM and the VT signals for the whole process and opens their signalfd.
     /// - Precondition: call before any other thread exists (threads inherit the blocked mask; a
     ///   signal that arrives before it is blocked, in a thread that does not block it, is lost).
-    public init(configuration: RunnerConfiguration) throws(KMSError) {
+    public init(configuration: RunnerConfiguration) throws(ScreenError) {
         self.configuration = configuration
         signals = try SignalWatch()
         shell = ShellScreen(trace: configuration.shellTrace)
@@ -85,18 +85,19 @@ public final class KioskRunner {
         switch configuration.display {
         case .headless:
             display = .headlessByRequest
-        case .kms(let settings):
+        case .screen(let reason, let open):
             do {
-                let g = try Glass(settings)
-                glass = g
-                display = .glass(name: g.name)
+                let opened = try open()
+                screen = opened
+                display = .glass(name: opened.name)
+                say("display: \(opened.backendName), \(reason)")
                 let fonts = Thread { PanelRenderer.warmUp() }
                 fonts.name = "fonts"
                 fonts.start()
             } catch {
                 switch error {
-                case .noDevice, .openFailed: display = .unavailable(sentence: "There is no usable display (\(error)).")
-                default: display = .unusable(sentence: "The display cannot be used (\(error)).")
+                case .unavailable(let sentence): display = .unavailable(sentence: sentence)
+                default: display = .unusable(sentence: "\(error)")
                 }
             }
         }
@@ -106,12 +107,12 @@ public final class KioskRunner {
         self.services = services
         if machine.policy.afterJob == .returnToHosts { services.checkBox() }
         var modes: [String] = []
-        for m in glass?.presenter.connector.modes ?? [] where !modes.contains(m.name) { modes.append(m.name) }
+        for m in screen?.modes ?? [] where !modes.contains(m.name) { modes.append(m.name) }
         feed(.started(StartReport(display: display, knownHosts: knownHosts, profileProblem: problem, displayModes: modes,
                                   audioDevices: ShellServices.audioDevices(), config: services.savedConfig(),
                                   configPath: services.configPath)))
         while exitCode == nil {
-            if let s = stream, !s.presented, s.first != nil, glass != nil, isStreaming(job: s.job) {
+            if let s = stream, !s.presented, s.first != nil, screen != nil, isStreaming(job: s.job) {
                 present(s)
             } else {
                 idle()
@@ -167,10 +168,10 @@ public final class KioskRunner {
     private func translate(_ event: KioskEvent) -> KioskEvent {
         guard case .stream(let job, .ended(let end)) = event, let s = stream, s.job == job else { return event }
         s.stopInput()
-        if glass != nil, !s.started, end == .finished, s.pipeline?.stage != nil {
+        if screen != nil, !s.started, end == .finished, s.pipeline?.stage != nil {
             return .stream(job: job, .ended(.failed(sentence: "The host sent no picture that could be decoded.")))
         }
-        if glass == nil, let p = s.pipeline, let stage = p.stage {
+        if screen == nil, let p = s.pipeline, let stage = p.stage {
             takePictures()   // the last pictures came before the end was posted
             let c = stage.counts
             let line = "{\"decoded\":\(s.pictures),\"rung\":\"\(stage.rung?.rawValue ?? "none")\",\"input_dropped\":\(c.inputDropped),\"skipped\":\(c.skipped)}\n"
@@ -231,7 +232,7 @@ public final class KioskRunner {
         case .setStatsOverlay(let on):
             if !on, overlay != nil {
                 overlay = nil
-                glass?.presenter.setOverlay(nil)
+                screen?.setPanel(nil)
             }
         case .shell(.identifyController(let slot)):
             shellInput?.identify(slot: slot)
@@ -249,11 +250,11 @@ public final class KioskRunner {
     private func startInput() {
         guard let options = configuration.input else { return }
         let input = ShellInput(options: options, events: events)
-        if let mode = glass?.presenter.mode { input.setPanel(width: Int(mode.width), height: Int(mode.height)) }
+        if let mode = screen?.mode { input.setPanel(width: mode.width, height: mode.height) }
         // Ctrl+Alt+F`n` typed on the grabbed keyboard in the shell: the VT switch the console
         // would have made.
-        let vt = glass?.vt
-        input.onConsoleSwitch = { number in vt?.activate(number) }
+        let switchConsole = screen?.consoleSwitch
+        input.onConsoleSwitch = { number in switchConsole?(number) }
         if let problem = input.start() { say(problem); return }
         shellInput = input
     }
@@ -288,19 +289,19 @@ public final class KioskRunner {
         let events = self.events
         options.onPending = { count in events.post(.stream(job: job, .waitingForApproval(count: count))) }
         if let kbps = configuration.bitrateKbps { options.hello.bitrateKbps = kbps }
-        if let glass {
-            // Ask the host for exactly the panel's mode (the virtual display is created at it).
-            let mode = glass.presenter.mode
+        if let screen {
+            // Ask the host for exactly the screen's mode (the virtual display is created at it).
+            let mode = screen.mode
             options.hello.mode = Mode(width: UInt32(mode.width), height: UInt32(mode.height), refreshHz: UInt32(max(1, mode.vrefresh)))
         }
-        let decodes = glass != nil || configuration.decodeWhenHeadless
-        let displayNode = glass?.presenter.device.path
+        let decodes = screen != nil || configuration.decodeWhenHeadless
+        let displayNode = screen?.deviceNode
         let pipeline = StreamPipeline(options: options, decoder: decodes ? .init(rungs: configuration.decoder, openVADisplay: {
             try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
         }) : nil)
         let audio = makeAudio()
         let live = LiveStats(audio: audio)
-        let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && glass == nil)
+        let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && screen == nil)
         let probeKbps = configuration.probeKbps
         let dump = configuration.dumpAccessUnits
         if let dump {
@@ -383,8 +384,7 @@ public final class KioskRunner {
         case .automatic: explicit = nil
         case .device(let name): explicit = name
         }
-        let choice = SessionAudio.choose(explicit: explicit, drmNode: glass?.presenter.device.path,
-                                         connector: glass?.presenter.connector.name)
+        let choice = SessionAudio.choose(explicit: explicit, drmNode: screen?.deviceNode, connector: screen?.connectorName)
         return SessionAudio(choice: choice, realtimePriority: configuration.audioRealtimePriority, micDevice: configuration.micDevice)
     }
 
@@ -465,13 +465,13 @@ public final class KioskRunner {
 
     /// One wait while no stream is on glass: events, signals, decoded pictures, deadlines.
     private func idle() {
+        let screenFDs = screen?.prepareWait() ?? []
         var fds = [pollfd(fd: events.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: signals.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: glass?.presenter.eventFD ?? -1, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: glass?.watchDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: stream?.pictureDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        for fd in screenFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         let now = MonotonicClock.nowNs()
-        let deadline = min(deadlineNs ?? .max, glass?.nextRetryNs ?? .max)
+        let deadline = min(deadlineNs ?? .max, screen?.nextDeadlineNs ?? .max)
         var timeoutNs: Int64 = 250_000_000
         if deadline != .max { timeoutNs = deadline <= now ? 0 : min(Int64(deadline - now), timeoutNs) }
         _ = pf_poll_ns(&fds, UInt(fds.count), timeoutNs)
@@ -479,18 +479,20 @@ public final class KioskRunner {
             var counter: UInt64 = 0
             _ = read(fds[2].fd, &counter, 8)
         }
-        if fds[3].revents & Int16(POLLIN) != 0, let glass { shell.readFlips(glass.presenter) }
-        if fds[4].revents & Int16(POLLIN) != 0, let change = glass?.checkDisplay() { displayChanged(change) }
+        if let screen {
+            let readable = fds[3...].map { $0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 }
+            for change in screen.finishWait(readable: Array(readable)) { screenChanged(change) }
+            shell.canvasShown(screen.takeCanvasShown())
+        }
         for signal in signals.drain() {
             switch signal {
             case .interrupt: feed(.signal(.interrupt))
             case .terminate: feed(.signal(.terminate))
             case .vtRelease, .vtAcquire:
-                glass?.handle(signal)
+                screen?.handle(signal)
                 shell.invalidate()
             }
         }
-        glass?.retryResume(nowNs: MonotonicClock.nowNs())
         takePictures()
         feedQueued()
         refreshShell()
@@ -500,7 +502,7 @@ public final class KioskRunner {
     /// headless, every picture is counted and given back.
     private func takePictures() {
         guard let s = stream, let output = s.pipeline?.stage?.output else { return }
-        if glass != nil {
+        if screen != nil {
             guard s.first == nil, !s.presented, let picture = output.pop(timeout: 0) else { return }
             s.first = picture
         } else {
@@ -522,41 +524,27 @@ public final class KioskRunner {
 
     /// The stream on glass until its source ends, a quit signal, or the machine ends the process.
     private func present(_ s: ActiveStream) {
-        guard let glass, let first = s.first else { return }
+        guard let screen, let first = s.first else { return }
         s.first = nil
         s.presented = true
-        let presenter = glass.presenter
         let pipeline = s.pipeline
-        shell.yield(to: presenter)
+        shell.yield(to: screen)
         panelGeneration = nil
         panelTrace = ("streaming", nil)
-        presenter.setHDRMetadata(pipeline?.hostHDR.takeNew())
-        do {
-            _ = try presenter.configure(for: first)
-        } catch {
-            first.release()
-            s.stop()
-            feed(.stream(job: s.job, .ended(.failed(sentence: "\(error)"))))
-            return
-        }
-        presenter.reportStart(presentThread: glass.scheduling)
+        screen.setHDRMetadata(pipeline?.hostHDR.takeNew())
 
         let fps: Double
         let isFile: Bool
         switch s.source {
-        case .session: fps = Double(max(1, presenter.mode.vrefresh)); isFile = false
+        case .session: fps = Double(max(1, screen.mode.vrefresh)); isFile = false
         case .file(_, let playback): fps = playback.fps; isFile = true
         }
-        let loop = PresentLoop(presenter: presenter, signals: signals, vt: glass.vt, fps: fps,
-                               checkpoint: configuration.harness.checkpoint?(presenter), flipLog: glass.flipLog)
-        loop.followSchedule = isFile
         // A live stream's threads post progress while it plays; nothing posts while a file plays
         // (no thread of its own — input will), so a file's step skips the look at the queue.
-        loop.sourceWakeDescriptors = isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 }
-        if machine.state.statsOverlay { showOverlay(s) }
-        loop.displayWatch = (glass.watchDescriptor, { [unowned self] in
-            if let change = glass.checkDisplay() { self.displayChanged(change) }
-        })
+        var presentation = StreamPresentation(fps: fps, followSchedule: isFile,
+                                              wakeDescriptors: isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 },
+                                              signals: signals)
+        presentation.onChange = { [unowned self] change in self.screenChanged(change) }
 
         // Host pts (media clock) → local CLOCK_MONOTONIC, with the offset of the newest stats.
         let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
@@ -571,7 +559,7 @@ public final class KioskRunner {
         // Every pass: what other threads posted reaches the machine (a person's input, the
         // session's progress), and the panel over the stream follows the state (a toast expires).
         updatePanel()
-        loop.onPass = { [unowned self] in
+        presentation.onPass = { [unowned self] in
             if !isFile, self.hasNews {
                 self.feedQueued()
                 self.updatePanel()
@@ -579,8 +567,8 @@ public final class KioskRunner {
                 self.updatePanel()
             }
         }
-        loop.onShown = { [unowned self] id, flipNs, readyNs in
-            if let t = self.panelTrace, t.generation == nil || presenter.overlayOnGlass?.generation == t.generation {
+        presentation.onShown = { [unowned self] id, flipNs, readyNs in
+            if let t = self.panelTrace, t.generation == nil || screen.panelOnGlass?.generation == t.generation {
                 self.panelTrace = nil
                 self.shell.note(t.name)
             }
@@ -589,7 +577,7 @@ public final class KioskRunner {
             let t = captureTimes[Int(id % 64)]
             if t.id == id, flipNs >= t.ns { audio.noteVideoOnGlass(latencyNs: flipNs - t.ns) }
         }
-        func sourced(_ picture: DecodedPicture) -> PresentLoop.SourceStep {
+        func sourced(_ picture: DecodedPicture) -> StreamStep {
             let id = nextFrameID
             nextFrameID += 1
             if let live, overlay != nil || audio != nil {
@@ -600,9 +588,15 @@ public final class KioskRunner {
             }
             return .frame(SourcedFrame(frame: picture, index: id, indexInPass: Int(id - firstID), firstPass: true))
         }
-        let outcome: PresentLoop.Outcome
+        var statsShown = false
+        let outcome: StreamOutcome
         do {
-            outcome = try loop.run(steps: { () throws -> PresentLoop.SourceStep in
+            outcome = try screen.present(first: first, presentation, steps: { () throws -> StreamStep in
+                if !statsShown {
+                    // The stats overlay from the first step on: the screen is laid out for the stream.
+                    statsShown = true
+                    if self.machine.state.statsOverlay { self.showOverlay(s) }
+                }
                 // Leaving: stop producing — except for a session's last pictures, which drain
                 // once its decoder closed the output (the stream ended by itself).
                 if self.exitCode != nil, !(pipeline?.stage?.output.isClosed ?? false) { return .end }
@@ -617,13 +611,12 @@ public final class KioskRunner {
                 }
                 guard let pipeline, let output = pipeline.stage?.output else { return .end }
                 // The host's newest HDR metadata applies from the next commit (this thread).
-                presenter.setHDRMetadata(pipeline.hostHDR.takeNew())
+                screen.setHDRMetadata(pipeline.hostHDR.takeNew())
                 if let p = peeked { peeked = nil; return sourced(p) }
                 let closed = output.isClosed
                 if let p = output.pop(timeout: 0) { return sourced(p) }
                 return closed ? .end : .notYet
             })
-            glass.flipLog?.summary(loop.pacer.stats, holdGuardNs: loop.pacer.holdGuardNs)
         } catch {
             s.stop()
             overlayOff()
@@ -637,6 +630,8 @@ public final class KioskRunner {
         switch outcome {
         case .interrupted(let signal):
             feed(.signal(signal == .terminate ? .terminate : .interrupt))
+        case .lost(let sentence):
+            screenLost(sentence, job: s.job)
         case .finished:
             // A session reports its own end (the pump posts it); a file's end is known here.
             if case .file = s.source, exitCode == nil { feed(.stream(job: s.job, .ended(.finished))) }
@@ -646,9 +641,9 @@ public final class KioskRunner {
     /// The stats overlay for `s` on the loop's flips (its counters: the decode stage and the
     /// session's loss, or the file decoder's own).
     private func showOverlay(_ s: ActiveStream) {
-        guard let presenter = glass?.presenter else { return }
+        guard let screen else { return }
         let isSession = s.pipeline != nil
-        let made = StatsOverlay(presenter: presenter, latencyLabel: isSession ? "capture→glass" : "ready→glass",
+        let made = StatsOverlay(screen: screen, latencyLabel: isSession ? "capture→glass" : "ready→glass",
                                 readyIsOrigin: !isSession, nowNs: MonotonicClock.nowNs(), counters: {
             switch s.source {
             case .session(let p, let live): p.stage.map { live.counters(stage: $0) } ?? StatsCounters()
@@ -656,38 +651,51 @@ public final class KioskRunner {
             }
         })
         overlay = made
-        presenter.reportOverlay()
+        screen.reportPanelRoute()
     }
 
     private func overlayOff() {
         guard overlay != nil || panelGeneration != nil else { return }
         overlay = nil
         panelGeneration = nil
-        glass?.presenter.setOverlay(nil)
+        screen?.setPanel(nil)
     }
 
     // MARK: - The display changed
 
-    /// Glass already follows `change` (`Glass.checkDisplay`); here the rest hears it: the shell
-    /// (redrawn whole with the next refresh), the machine (console line, toast) and, on another
-    /// mode, the host of a running session, which is asked for it (Reconfigure; until it answers,
-    /// and if it refuses, its pictures are scaled onto the mode).
-    private func displayChanged(_ change: DisplayChange) {
-        shell.invalidate()   // the next screen is drawn whole (new mode) and committed (modeset)
+    /// The screen already follows `change`; here the rest hears it: the shell (redrawn whole
+    /// with the next refresh), the machine (console line, toast) and, on another mode, the host
+    /// of a running session, which is asked for it (Reconfigure; until it answers, and if it
+    /// refuses, its pictures are scaled onto the mode). A lost screen ends the process.
+    private func screenChanged(_ change: ScreenChange) {
+        shell.invalidate()   // the next screen is drawn whole (new mode) and committed
         switch change {
-        case .disconnected(let connector):
-            feed(.displayChanged(DisplayNews(connector: connector, mode: nil, modeChanged: false)))
-        case .reconnected(let connector, let mode):
-            feed(.displayChanged(DisplayNews(connector: connector, mode: mode.name, width: mode.width, height: mode.height,
+        case .disconnected(let output):
+            feed(.displayChanged(DisplayNews(connector: output, mode: nil, modeChanged: false)))
+        case .reconnected(let output, let mode):
+            feed(.displayChanged(DisplayNews(connector: output, mode: mode.name, width: mode.width, height: mode.height,
                                              modeChanged: false)))
-        case .modeChanged(let connector, _, let mode):
-            feed(.displayChanged(DisplayNews(connector: connector, mode: mode.name, width: mode.width, height: mode.height,
+        case .modeChanged(let output, _, let mode):
+            shellInput?.setPanel(width: mode.width, height: mode.height)
+            feed(.displayChanged(DisplayNews(connector: output, mode: mode.name, width: mode.width, height: mode.height,
                                              modeChanged: true)))
             if let session = stream?.pipeline?.session {
                 session.outbox.requestMode(Mode(width: UInt32(mode.width), height: UInt32(mode.height),
                                                 refreshHz: UInt32(max(1, mode.vrefresh))))
             }
+        case .lost(let sentence):
+            screenLost(sentence, job: stream?.job)
         }
+    }
+
+    /// The screen is gone for good (the compositor went away): a running stream ends as the
+    /// user's own leave would (the host sees a deliberate close, input releases everything held),
+    /// the sentence is said, and the process ends with a failure status.
+    private func screenLost(_ sentence: String, job: Int?) {
+        guard exitCode == nil else { return }
+        say("the display is gone: \(sentence)")
+        if let s = stream { s.stopInput(); s.stop() }
+        exitCode = ExitStatus.failed
     }
 
     private static func sentence(for answer: ModeAnswer) -> String {
@@ -710,14 +718,14 @@ public final class KioskRunner {
             s.releasePictures()
         }
         stream = nil
-        if let glass, let l = shell.inputToGlassSummary {
-            let refresh = Double(glass.presenter.mode.refreshIntervalNs) / 1e6
+        if let screen, let l = shell.inputToGlassSummary {
+            let refresh = Double(screen.mode.refreshIntervalNs) / 1e6
             say(String(format: "shell: input→glass p50 %.1f ms, max %.1f ms over %d screens (one refresh: %.1f ms)", l.p50Ms, l.maxMs, l.count, refresh))
         }
         shellInput?.stop()
         shellInput = nil
-        glass?.close()
-        glass = nil
+        screen?.close()
+        screen = nil
     }
 
     private func say(_ line: String) {

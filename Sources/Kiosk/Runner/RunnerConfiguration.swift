@@ -1,31 +1,17 @@
 import VideoFrames
-import Display
+import Screen
 import VideoDecode
 import Input
 
 /// What the runner opens and how it runs streams; the command-line adapters fill it from their
 /// options (one option group per concern).
 public struct RunnerConfiguration {
-    /// The display: none (`--headless`) or a KMS device opened once for the whole process.
+    /// The display: none (`--headless`) or a screen (KMS or Wayland, the command line's choice)
+    /// opened once for the whole process.
     public enum DisplayChoice {
         case headless
-        case kms(KMSSettings)
-    }
-
-    public struct KMSSettings {
-        /// DRM card node (nil: the first with a connected display).
-        public var devicePath: String?
-        /// The mode to drive (nil: the panel's preferred); the host is asked for exactly it.
-        public var mode: ModeRequest?
-        /// SCHED_FIFO priority of the presenting thread (0: keep SCHED_OTHER).
-        public var realtimePriority: Int32
-        /// One JSON line per completed flip, then a summary per stream.
-        public var flipLogPath: String?
-
-        public init(devicePath: String?, mode: ModeRequest?, realtimePriority: Int32, flipLogPath: String?) {
-            self.devicePath = devicePath; self.mode = mode
-            self.realtimePriority = realtimePriority; self.flipLogPath = flipLogPath
-        }
+        /// Opens the screen; `reason` says on the start-up line why this backend was chosen.
+        case screen(reason: String, open: () throws(ScreenError) -> any Screen)
     }
 
     /// Whose identity dials hosts.
@@ -97,13 +83,10 @@ public struct RunnerConfiguration {
 /// The seam where a test harness reaches into a run. Nothing in the product sets these; the
 /// `KioskHarness` target builds them from options that `--help` does not show.
 public struct HarnessHooks {
-    /// Pauses at chosen pictures on glass (screendumps), made once the display is open.
-    public var checkpoint: ((Presenter) -> GlassCheckpoint?)?
     /// Rewrites each picture of a file before it is presented (the vgem dma-buf exporter).
     public var filePicture: ((DecodedPicture) throws -> DecodedPicture)?
 
-    public init(checkpoint: ((Presenter) -> GlassCheckpoint?)? = nil,
-                filePicture: ((DecodedPicture) throws -> DecodedPicture)? = nil) {
-        self.checkpoint = checkpoint; self.filePicture = filePicture
+    public init(filePicture: ((DecodedPicture) throws -> DecodedPicture)? = nil) {
+        self.filePicture = filePicture
     }
 }

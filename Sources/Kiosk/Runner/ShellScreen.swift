@@ -1,9 +1,9 @@
-import Display
+import Screen
 import Foundation
 import Glibc
 import Shell
 
-/// The shell on glass: draws `ShellView`s into the presenter's canvas (whole screens, between
+/// The shell on glass: draws `ShellView`s into the screen's canvas (whole screens, between
 /// streams) and builds the overlay images of the panels over a stream (the in-stream menu, toasts).
 ///
 /// Canvas rule: at most one canvas commit in flight; a view that arrives meanwhile waits and the
@@ -24,8 +24,6 @@ final class ShellScreen {
     /// The screen name of the commit in flight (traced when its flip completes).
     private var inFlight: String?
     private var flips = 0
-    private var events: [FlipEvent] = []
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
     /// Overlay images get increasing generations (equal generation = equal pixels).
     private var overlayGeneration: UInt64 = 1 << 40
     private var overlayView: ShellView?
@@ -42,15 +40,13 @@ final class ShellScreen {
 
     init(trace: Bool) {
         self.trace = trace
-        events.reserveCapacity(16)
     }
 
-    deinit { scratch.deallocate() }
-
-    /// The renderer for `presenter`'s mode (the same one while the mode stays).
-    func renderer(for presenter: Presenter) -> ShellRenderer {
-        if let r = renderer, r.width == presenter.mode.width, r.height == presenter.mode.height { return r }
-        let r = ShellRenderer(width: presenter.mode.width, height: presenter.mode.height)
+    /// The renderer for `screen`'s mode (the same one while the mode stays).
+    func renderer(for screen: any Screen) -> ShellRenderer {
+        let mode = screen.mode
+        if let r = renderer, r.width == mode.width, r.height == mode.height { return r }
+        let r = ShellRenderer(width: mode.width, height: mode.height)
         renderer = r
         return r
     }
@@ -59,16 +55,16 @@ final class ShellScreen {
     /// (then the caller asks again after `readFlips`). `name` is the screen's name for the trace.
     /// - Returns: false when nothing could be committed now.
     @discardableResult
-    func show(_ view: ShellView, name: String, on presenter: Presenter, id: () -> UInt64) -> Bool {
-        guard presenter.isActive, !presenter.flipPending else { return false }
-        if view == shown, presenter.showsCanvas {
+    func show(_ view: ShellView, name: String, on screen: any Screen, id: () -> UInt64) -> Bool {
+        guard screen.canCommitCanvas else { return false }
+        if view == shown, screen.showsCanvas {
             pendingInputNs = nil   // the input changed nothing on the screen
             return true
         }
         let frame = id()
-        let buffer: CanvasBuffer
+        let buffer: ScreenCanvas
         do {
-            guard let b = try presenter.canvas(id: frame) else { return false }
+            guard let b = try screen.canvas(id: frame) else { return false }
             buffer = b
         } catch {
             FileHandle.standardError.write(Data("punktfunk-kiosk: the shell cannot be drawn (\(error))\n".utf8))
@@ -76,17 +72,17 @@ final class ShellScreen {
         }
         let key = BufferName(generation: buffer.generation, index: buffer.index)
         drawn = drawn.filter { $0.key.generation == buffer.generation }
-        renderer(for: presenter).draw(view.scene, over: drawn[key], into: buffer.pixels, stride: buffer.pitch)
+        renderer(for: screen).draw(view.scene, over: drawn[key], into: buffer.pixels, stride: buffer.pitch)
         drawn[key] = view.scene
         do {
-            try presenter.commit(frame: frame)
+            try screen.commitCanvas(id: frame, damage: nil)
         } catch {
-            presenter.release(frame: frame)
+            screen.release(frame: frame)
             drawn[key] = nil
             FileHandle.standardError.write(Data("punktfunk-kiosk: the shell's frame was refused (\(error))\n".utf8))
             return false
         }
-        if let old = shownID { presenter.release(frame: old) }
+        if let old = shownID { screen.release(frame: old) }
         shownID = frame
         shown = view
         inFlight = name
@@ -110,15 +106,13 @@ final class ShellScreen {
         return (Double(sorted[sorted.count / 2]) / 1e6, Double(sorted[sorted.count - 1]) / 1e6, sorted.count)
     }
 
-    /// Reads completed flips (the device fd was readable) and traces the frame that reached glass.
-    func readFlips(_ presenter: Presenter) {
-        events.removeAll(keepingCapacity: true)
-        presenter.readFlips(into: &events, scratch: scratch)
-        guard !events.isEmpty, !presenter.flipPending, let name = inFlight else { return }
+    /// The canvas commit in flight reached glass at `glassNs` (nil: nothing new): traces the frame.
+    func canvasShown(_ glassNs: UInt64?) {
+        guard let flipNs = glassNs, let name = inFlight else { return }
         inFlight = nil
         flips += 1
         var latency = ""
-        if let input = inFlightInputNs, let flipNs = events.last?.timestampNs, flipNs >= input {
+        if let input = inFlightInputNs, flipNs >= input {
             inputToGlassNs.append(flipNs - input)
             latency = ",\"input_to_glass_ms\":\((Double(flipNs - input) / 1e4).rounded() / 100)"
         }
@@ -128,8 +122,8 @@ final class ShellScreen {
 
     /// A video stream takes the display: the canvas frame goes back once the stream's first flip
     /// replaced it; what the canvas buffers held is forgotten when they are remade.
-    func yield(to presenter: Presenter) {
-        if let id = shownID { presenter.release(frame: id) }
+    func yield(to screen: any Screen) {
+        if let id = shownID { screen.release(frame: id) }
         (shownID, shown, inFlight, inFlightInputNs, pendingInputNs) = (nil, nil, nil, nil, nil)
         (overlayView, overlayImage) = (nil, nil)
     }
@@ -145,7 +139,7 @@ final class ShellScreen {
 
     /// The overlay image for a panel view over the stream (nil: none), made again only when the
     /// view changed.
-    func overlay(for view: ShellView?, mode: DisplayMode) -> OverlayImage? {
+    func overlay(for view: ShellView?, mode: ScreenMode) -> OverlayImage? {
         guard view != overlayView else { return overlayImage }
         overlayView = view
         guard let view, let panel = view.panel else {

@@ -2,8 +2,8 @@ import Foundation
 import PunktfunkSession
 import PunktfunkWire
 
-/// Wake and wait, on its own thread: magic packets for each of the host's MACs to every directed
-/// broadcast, 255.255.255.255 and the host's last IPv4 address (again every `resendSeconds`: a
+/// Wake and wait, on its own thread: magic packets (`WakeSender`: each of the host's MACs to every
+/// directed broadcast, 255.255.255.255 and the host's last IPv4 address; again every `resendSeconds`: a
 /// packet lost on the way or sent before the NIC's link came up does not end the wait), then
 /// `.waited` once a second and `.wakeTimedOut` after `limitSeconds`. Whether the host showed is the machine's to see (its
 /// `.hostsChanged`); it cancels the job then.
@@ -24,24 +24,12 @@ struct WakeJob: Sendable {
 
     func run(events: EventQueue, cancellation: JobCancellation) {
         func post(_ outcome: ShellOutcome) { events.post(.shell(job: job, outcome)) }
-        let texts = host.macs.isEmpty ? saved?.macs ?? [] : host.macs
-        let macs = texts.compactMap { AdvertText.bytes(ofMAC: Substring($0)) }
-        guard !macs.isEmpty else {
+        let sender = WakeSender(macs: host.macs.isEmpty ? saved?.macs ?? [] : host.macs, lastIPv4: lastIPv4, port: port)
+        guard !sender.macs.isEmpty else {
             return post(.wakeFailed(sentence: "No Wake-on-LAN address (MAC) is known for \(host.name). It is learnt when discovery "
                                     + "sees the host awake once, or can be saved as host.\(host.id).macs in the config."))
         }
-        let destinations = WakeOnLAN.destinations(lastAddress: lastIPv4, port: port)
-        func send() -> (taken: Int, total: Int, refusal: String?) {
-            var taken = 0, total = 0
-            var refusal: String?
-            for mac in macs {
-                for send in WakeOnLAN.wake(mac: mac, destinations: destinations) {
-                    total += 1
-                    if let error = send.error { refusal = refusal ?? "\(send.destination): \(error)" } else { taken += 1 }
-                }
-            }
-            return (taken, total, refusal)
-        }
+        let send = sender.send
         let (taken, total, refusal) = send()
         guard taken > 0 else {
             return post(.wakeFailed(sentence: "No magic packet could be sent (\(refusal ?? "no destination")). Is the network up?"))

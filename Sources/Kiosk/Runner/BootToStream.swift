@@ -1,5 +1,4 @@
 import Foundation
-import Kiosk
 import PunktfunkSession
 import PunktfunkWire
 import SystemClock
@@ -7,27 +6,32 @@ import SystemClock
 /// The start of boot-to-stream (`autoconnect`): wait for the network, find the host by
 /// discovery (by its id, or by its pinned fingerprint — not by address), wake it when discovery
 /// does not see it and its MACs are known, else fall back to its last address. Progress goes to
-/// stderr; the host found is saved back to the config (addresses, MACs, name).
-struct BootToStream {
-    var config: KioskConfig
+/// `say`; the host found is saved back to the config (addresses, MACs, name). The magic packets
+/// are the shell's wake job's (`WakeSender`).
+public struct BootToStream {
+    public var config: KioskConfig
     let directory: URL?
     let mdnsPort: UInt16
+    /// Progress lines (stderr in the product).
+    let say: @Sendable (String) -> Void
     /// How long one discovery look lasts, and how long to wait for a woken host, seconds.
-    var lookSeconds = 4.0
-    var wakeWaitSeconds = 60.0
+    public var lookSeconds = 4.0
+    public var wakeWaitSeconds = 60.0
+
+    public init(config: KioskConfig, directory: URL?, mdnsPort: UInt16, say: @escaping @Sendable (String) -> Void) {
+        self.config = config; self.directory = directory; self.mdnsPort = mdnsPort; self.say = say
+    }
 
     /// The entry to stream, or nil when `id` names no saved host and discovery does not find it.
-    mutating func entry(for id: String) -> HostEntry? {
+    public mutating func entry(for id: String) -> HostEntry? {
         var saved = config.host(id) ?? KioskConfig.SavedHost(id: id)
         waitForNetwork(saved: saved)
         var found = look(for: saved, seconds: lookSeconds)
         if found == nil, !saved.macs.isEmpty {
-            let macs = saved.macs.compactMap { AdvertText.bytes(ofMAC: Substring($0)) }
             let last = saved.addresses.first { SocketAddress(ip: $0, port: 0).map { !$0.isIPv6 } ?? false }
-            for mac in macs {
-                let sends = WakeOnLAN.wake(mac: mac, destinations: WakeOnLAN.destinations(lastAddress: last, port: WakeOnLAN.defaultPort))
-                note("\(saved.name ?? id) is not answering; sent Wake-on-LAN to \(WakeTarget.text(mac)) (\(sends.filter { $0.error == nil }.count) of \(sends.count) sends)")
-            }
+            let sender = WakeSender(macs: saved.macs, lastIPv4: last, port: WakeOnLAN.defaultPort)
+            let sent = sender.send()
+            say("\(saved.name ?? id) is not answering; sent Wake-on-LAN to \(sender.macs.map(WakeSender.text).joined(separator: ", ")) (\(sent.taken) of \(sent.total) sends)")
             found = look(for: saved, seconds: wakeWaitSeconds)
         }
         if let host = found {
@@ -37,19 +41,19 @@ struct BootToStream {
             if !host.macs.isEmpty { saved.macs = host.macs }
             config.save(saved)
             if let directory {
-                do { try ConfigFile.store(config, in: directory) } catch { note("cannot save the config: \(error)") }
+                do { try ConfigFile.store(config, in: directory) } catch { say("cannot save the config: \(error)") }
             }
-            note("found \(host.name) (id \(host.id)) at \(host.dialAddress ?? "?")")
+            say("found \(host.name) (id \(host.id)) at \(host.dialAddress ?? "?")")
             // The pin: the config's, else the advertised fingerprint when pairing pinned it.
-            let pinned = Set(KnownHostsLookup.load().entries.values)
+            let pinned = Set(((directory.flatMap { try? KnownHosts.load(from: $0) }) ?? KnownHosts()).entries.values)
             let pin = saved.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
             return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: pin)
         }
         guard let address = saved.lastDialAddress else {
-            note("\(id) was not found on the network and has no saved address")
+            say("\(id) was not found on the network and has no saved address")
             return nil
         }
-        note("\(saved.name ?? id) was not found on the network; trying its last address \(address)")
+        say("\(saved.name ?? id) was not found on the network; trying its last address \(address)")
         return HostEntry(id: id, name: saved.name ?? id, address: address, givenFingerprint: saved.fingerprint)
     }
 
@@ -66,7 +70,7 @@ struct BootToStream {
             if routed || local { return }
             let waited = Int((MonotonicClock.nowNs() - start) / 1_000_000_000)
             if waited >= said {
-                note("waiting for the network (\(waited) s)")
+                say("waiting for the network (\(waited) s)")
                 said = waited + 5
             }
             Thread.sleep(forTimeInterval: 0.5)
@@ -75,7 +79,8 @@ struct BootToStream {
 
     /// Discovery for up to `seconds`, ended early when the host shows (with an address).
     func look(for saved: KioskConfig.SavedHost, seconds: Double) -> DiscoveredHost? {
-        guard let browser = try? MDNSBrowser(port: mdnsPort, log: { note($0) }) else { return nil }
+        let say = self.say
+        guard let browser = try? MDNSBrowser(port: mdnsPort, log: { say($0) }) else { return nil }
         var found: DiscoveredHost?
         browser.run(for: seconds, onChange: { hosts in
             if let host = hosts.first(where: { ($0.id == saved.id || ($0.fingerprint != nil && $0.fingerprint == saved.fingerprint)) && $0.dialAddress != nil }) {
@@ -83,25 +88,8 @@ struct BootToStream {
                 browser.stop()
             }
         }, onSecond: { elapsed in
-            if elapsed % 5 == 0 { note("looking for \(saved.name ?? saved.id) (\(elapsed) s)") }
+            if elapsed % 5 == 0 { say("looking for \(saved.name ?? saved.id) (\(elapsed) s)") }
         })
         return found
-    }
-}
-
-/// The profile's config, its problems said on stderr.
-enum ProfileConfig {
-    static var directory: URL? { ConfigDirectory.resolve(environment: ProcessInfo.processInfo.environment) }
-
-    static func load() -> KioskConfig {
-        guard let directory else { return KioskConfig() }
-        do {
-            let config = try ConfigFile.load(from: directory)
-            for problem in config.problems { note(problem.description) }
-            return config
-        } catch {
-            note("cannot read \(directory.path)/config: \(error)")
-            return KioskConfig()
-        }
     }
 }

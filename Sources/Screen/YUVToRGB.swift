@@ -111,9 +111,9 @@ public struct YUVToRGBConverter: Sendable, Equatable {
     /// resized only when the geometry changes (no allocation per frame in steady state).
     ///
     /// - Precondition: `rect` lies inside the destination buffer, whose rows are `pitch` bytes.
-    /// - Throws: `KMSError.badFrame` when the frame's planes are shorter than its geometry says.
+    /// - Throws: `ScreenError.badFrame` when the frame's planes are shorter than its geometry says.
     public func convert(_ frame: DecodedFrame, into destination: UnsafeMutableRawPointer, pitch: Int,
-                        rect: PixelRect, columns: inout [Int32]) throws(KMSError) {
+                        rect: PixelRect, columns: inout [Int32]) throws(ScreenError) {
         let sw = frame.visibleWidth, sh = frame.visibleHeight
         guard sw > 0, sh > 0, rect.width > 0, rect.height > 0, frame.planes.count == 2 else {
             throw .badFrame("empty picture or missing planes")

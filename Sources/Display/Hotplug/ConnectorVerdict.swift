@@ -1,14 +1,3 @@
-/// What a hot-plug did to the display in use, as `Glass.checkDisplay()` reports it.
-public enum DisplayChange: Sendable, Equatable {
-    /// The connector reports nothing attached. The last mode and our buffers stay set up;
-    /// nothing is shown until it comes back.
-    case disconnected(connector: String)
-    /// Attached again (or another display) at the same mode: the next commit sets it again.
-    case reconnected(connector: String, mode: DisplayMode)
-    /// Attached at another mode: the presenter now drives `to`; pictures are laid out anew.
-    case modeChanged(connector: String, from: DisplayMode, to: DisplayMode)
-}
-
 /// The decision after re-reading the connector, a pure function of what was and what is.
 public enum ConnectorVerdict: Sendable, Equatable {
     case unchanged

@@ -1,7 +1,7 @@
 /// The stats overlay of one presenting run, on the presenting thread: counts frames on glass
 /// with their latency origin, closes a `StatsWindow` each second, re-renders only when the text
-/// changed (at most once per second, never per frame) and hands the image to the presenter,
-/// which shows it with the next committed frame.
+/// changed (at most once per second, never per frame) and hands the image to the screen
+/// (`Screen.setPanel`), which shows it with the next committed frame.
 public final class StatsOverlay {
     /// Names the latency origin on the overlay ("capture→glass", "ready→glass").
     public let latencyLabel: String
@@ -10,7 +10,7 @@ public final class StatsOverlay {
     /// Renderings so far (the placeholder included).
     public private(set) var renderings = 0
 
-    private let presenter: Presenter
+    private let screen: Screen
     private let renderer: OverlayRenderer
     private let counters: () -> StatsCounters
     private let readyIsOrigin: Bool
@@ -21,16 +21,16 @@ public final class StatsOverlay {
     static let originSlots = 64
     private var lines: [String] = []
 
-    /// Renders the placeholder text and hands it to `presenter` at once.
+    /// Renders the placeholder text and hands it to `screen` at once.
     /// - Parameters:
     ///   - readyIsOrigin: latency is measured from each frame's ready time (a file has no
     ///     capture time); otherwise from origins given to `noteOrigin`.
     ///   - counters: the sources' cumulative counters, read once per second on this thread.
     /// - Returns: nil when cairo cannot render (no overlay; presenting goes on).
-    public init?(presenter: Presenter, latencyLabel: String, readyIsOrigin: Bool, nowNs: UInt64,
+    public init?(screen: Screen, latencyLabel: String, readyIsOrigin: Bool, nowNs: UInt64,
                  counters: @escaping () -> StatsCounters) {
-        guard let r = OverlayRenderer(modeWidth: presenter.mode.width, modeHeight: presenter.mode.height) else { return nil }
-        self.presenter = presenter; self.latencyLabel = latencyLabel; self.readyIsOrigin = readyIsOrigin
+        guard let r = OverlayRenderer(modeWidth: screen.mode.width, modeHeight: screen.mode.height) else { return nil }
+        self.screen = screen; self.latencyLabel = latencyLabel; self.readyIsOrigin = readyIsOrigin
         self.counters = counters
         renderer = r
         window = StatsWindow(startNs: nowNs, counters: counters())
@@ -58,6 +58,6 @@ public final class StatsOverlay {
         guard new != lines, let image = renderer.render(new) else { return }
         lines = new
         renderings += 1
-        presenter.setOverlay(image)
+        screen.setPanel(image)
     }
 }

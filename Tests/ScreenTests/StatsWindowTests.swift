@@ -1,5 +1,5 @@
 import Testing
-@testable import Display
+@testable import Screen
 
 @Suite struct StatsWindowTests {
     let second: UInt64 = 1_000_000_000

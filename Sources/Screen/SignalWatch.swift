@@ -1,4 +1,4 @@
-internal import CDRM
+internal import CPunktfunkLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,13 +17,13 @@ public final class SignalWatch {
     /// Non-blocking signalfd (owned; closed in deinit).
     public let fd: Int32
 
-    public init() throws(KMSError) {
+    public init() throws(ScreenError) {
         var set = sigset_t()
         sigemptyset(&set)
         for s in [SIGINT, SIGTERM, SIGUSR1, SIGUSR2] { sigaddset(&set, s) }
-        guard pthread_sigmask(SIG_BLOCK, &set, nil) == 0 else { throw .ioctl("pthread_sigmask", errno: errno) }
+        guard pthread_sigmask(SIG_BLOCK, &set, nil) == 0 else { throw .system("pthread_sigmask", errno: errno) }
         let f = signalfd(-1, &set, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard f >= 0 else { throw .ioctl("signalfd", errno: errno) }
+        guard f >= 0 else { throw .system("signalfd", errno: errno) }
         fd = f
     }
 

@@ -1,4 +1,3 @@
-import Display
 import Foundation
 
 extension Presenter {
