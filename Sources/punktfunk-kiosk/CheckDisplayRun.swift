@@ -1,0 +1,130 @@
+import Display
+import Foundation
+import HEVC
+import SelfCheck
+import SelfCheckDecode
+import SystemClock
+import VideoDecode
+import VideoFrames
+
+/// `check --display`: takes the screen through the kiosk's own presenter (the display is restored
+/// when it shuts down), asks the kernel with TEST_ONLY commits whether a decoded NV12 and P010
+/// picture goes on a plane — an exported VA-API surface when this box decodes in hardware, else
+/// the software decoder's picture in a linear buffer — then flips the NV12 picture on every
+/// vblank for the given seconds and records the page-flip timestamps.
+enum CheckDisplayRun {
+    static func run(into o: inout DisplayObservation, seconds: Double) {
+        o.displayRequested = true
+        let card = DisplayJudge.chosenConnector(o.cards)?.0.path
+        let presenter: Presenter
+        do { presenter = try Presenter(devicePath: card, modeRequest: nil) } catch {
+            o.flipRunError = "cannot take the display: \(error)"
+            return
+        }
+        defer { presenter.shutdown() }
+        let va = try? VADisplayConnection.openFirst(preferringDeviceOf: card)
+        var nv12: DecodedFrame?
+        for clip in CheckClip.comparison.prefix(2) {
+            let format = clip.profile == .main ? "NV12" : "P010"
+            let frame = firstSoftwareFrame(clip)
+            if clip.profile == .main { nv12 = frame }
+            if let va, va.canDecode(clip.profile), let test = vaPlaneTest(presenter, clip: clip, format: format, connection: va) {
+                o.planeTests.append(test)
+            } else if let frame {
+                o.planeTests.append(cpuPlaneTest(presenter, frame: frame, format: format))
+            } else {
+                o.planeTests.append(.init(format: format, source: "a decoded \(format) picture",
+                                          outcome: .notRun(reason: "the clip did not decode")))
+            }
+        }
+        guard let frame = nv12 else { o.flipRunError = "the NV12 clip did not decode"; return }
+        do { o.flipRun = try flipRun(presenter, frame: frame, seconds: seconds) } catch {
+            o.flipRunError = "\(error)"
+        }
+    }
+
+    static func firstSoftwareFrame(_ clip: CheckClip) -> DecodedFrame? {
+        guard let decoder = try? SoftwareDecoder() else { return nil }
+        for (i, au) in AccessUnitSplitter.split(clip.bytes).enumerated() {
+            if let f = try? decoder.decode(accessUnit: au, pts: Int64(i)).first { return f }
+        }
+        return decoder.flush().first
+    }
+
+    static func cpuPlaneTest(_ presenter: Presenter, frame: DecodedFrame, format: String) -> DisplayObservation.PlaneTest {
+        let source = "a linear \(format) buffer of the software decoder (no VA-API surface on this box)"
+        do {
+            let plan = try presenter.configure(for: frame)
+            if plan.format == .xrgb8888 {
+                return .init(format: format, source: source, outcome: .cpuFallback(reason: "only an XRGB plane accepts the layout"))
+            }
+            return .init(format: format, source: source, outcome: .accepted(plane: plan.plane, kind: plan.kind.rawValue, modifier: plan.modifier))
+        } catch {
+            return .init(format: format, source: source, outcome: .cpuFallback(reason: "\(error)"))
+        }
+    }
+
+    /// The first picture of `clip` decoded by VA-API, exported, and put to the presenter's import
+    /// route (TEST_ONLY); nil when it did not decode.
+    static func vaPlaneTest(_ presenter: Presenter, clip: CheckClip, format: String,
+                            connection: VADisplayConnection) -> DisplayObservation.PlaneTest? {
+        guard let decoder = try? VAAPIDecoder(connection: connection) else { return nil }
+        var picture: DMABufFrame?
+        var held: [DMABufFrame] = []
+        defer { for f in held { f.lease.release() } }
+        for (i, au) in AccessUnitSplitter.split(clip.bytes).enumerated() where picture == nil {
+            guard let out = try? decoder.decode(accessUnit: au, pts: Int64(i)) else { return nil }
+            held += out.pictures
+            picture = out.pictures.first
+        }
+        if picture == nil, let out = try? decoder.flush() { held += out.pictures; picture = out.pictures.first }
+        guard let d = picture else { return nil }
+        let source = "an exported VA-API surface (\(connection.vendor))"
+        do {
+            let plan = try presenter.configure(for: .dmaBuf(d))
+            if let route = presenter.importRoute, route.hasPrefix("imported") {
+                return .init(format: format, source: source, outcome: .accepted(plane: plan.plane, kind: plan.kind.rawValue, modifier: plan.modifier))
+            }
+            return .init(format: format, source: source, outcome: .cpuFallback(reason: presenter.importRoute ?? "not imported"))
+        } catch {
+            return .init(format: format, source: source, outcome: .cpuFallback(reason: "\(error)"))
+        }
+    }
+
+    struct FlipRunError: Error, CustomStringConvertible { var description: String }
+
+    /// One commit per completed flip (at most one in flight) for `seconds`; the flip events'
+    /// timestamps, the modeset's first flip left out.
+    static func flipRun(_ presenter: Presenter, frame: DecodedFrame, seconds: Double) throws -> DisplayObservation.FlipRun {
+        try presenter.configure(for: frame)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+        defer { scratch.deallocate() }
+        var events: [FlipEvent] = []
+        var stamps: [UInt64] = []
+        var id: UInt64 = 1
+        guard try presenter.fill(.cpu(frame), id: id) else { throw FlipRunError(description: "no free buffer") }
+        try presenter.commit(frame: id)
+        let end = MonotonicClock.nowNs() + UInt64(seconds * 1e9)
+        var silentPolls = 0
+        while MonotonicClock.nowNs() < end {
+            var pfd = pollfd(fd: presenter.eventFD, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 200) <= 0 {
+                silentPolls += 1
+                if silentPolls >= 5 { throw FlipRunError(description: "no page-flip event for a second") }
+                continue
+            }
+            silentPolls = 0
+            events.removeAll(keepingCapacity: true)
+            presenter.readFlips(into: &events, scratch: scratch)
+            stamps += events.map(\.timestampNs)
+            guard !presenter.flipPending else { continue }
+            presenter.release(frame: id - 1)
+            id += 1
+            guard try presenter.fill(.cpu(frame), id: id) else { throw FlipRunError(description: "no free buffer") }
+            try presenter.commit(frame: id)
+        }
+        presenter.waitForPendingFlip(timeoutMs: 100)
+        let period = UInt64(1e12 / Double(max(presenter.mode.refreshMilliHz, 1)))
+        return .init(timestampsNs: Array(stamps.dropFirst()), periodNs: period)
+    }
+}
