@@ -141,10 +141,17 @@ public enum DisplayJudge {
                                     facts: [session]))
             return Section(.display, findings)
         }
-        for card in o.cards where card.openError != nil {
-            findings.append(Finding(card.path, usable.isEmpty ? .failed : .notAvailable,
-                                    "cannot open \(card.path): \(card.openError!).",
-                                    action: "Run as a user in the video group, or from the systemd unit the package installs."))
+        for card in o.cards {
+            guard let error = card.openError else { continue }
+            if error.contains("capability") && error.contains("refused") {
+                // vgem, a render-only or legacy-only driver: not a display the kiosk can drive.
+                findings.append(Finding(card.path, .notAvailable, "\(card.path) is not an atomic KMS display device (\(error)).",
+                                        informational: !usable.isEmpty))
+            } else {
+                findings.append(Finding(card.path, usable.isEmpty ? .failed : .notAvailable, "cannot open \(card.path): \(error).",
+                                        action: "Run as a user in the video group, or from the systemd unit the package installs.",
+                                        informational: !usable.isEmpty))
+            }
         }
         guard let (card, connector) = chosenConnector(o.cards) else {
             if !usable.isEmpty {

@@ -46,7 +46,10 @@ public enum SoundJudge {
             return Section(.sound, [Finding(o.device, .notAvailable, "the kiosk would play to \(o.device) (\(o.reason)); it was not opened.", facts: facts)])
         }
         if let r = open.channels { facts.append(Fact("channels", "\(r.lowerBound)–\(r.upperBound)")) }
-        if let r = open.rates { facts.append(Fact("rates", "\(r.lowerBound)–\(r.upperBound) Hz")) }
+        if let r = open.rates {
+            // Plugins and loopbacks report UINT_MAX as their maximum.
+            facts.append(Fact("rates", r.upperBound >= 10_000_000 ? "\(r.lowerBound) Hz and up" : "\(r.lowerBound)–\(r.upperBound) Hz"))
+        }
         facts.append(Fact("period", "\(open.periodFramesAsked) frames asked" + (open.periodFramesGranted.map { ", \($0) granted" } ?? "")))
         if let e = open.error {
             return Section(.sound, [Finding(o.device, .failed, "the kiosk would play to \(o.device) (\(o.reason)), but it does not open: \(e).",

@@ -20,30 +20,39 @@ struct CheckCommand: ParsableCommand {
             surface per plane, then a flip run measuring the refresh interval, its jitter and missed \
             vblanks. Sound opens the device the kiosk would choose for 0.5 s of silence; input opens \
             and grabs every keyboard, mouse and pad for a moment; network binds the mDNS port and \
-            browses for hosts.
-
+            browses for hosts. \
             Verdicts: ok; degraded (works, worse than it could: the action says what to change); \
-            failed (will not work); not available (absent here, e.g. no GPU — never counted as ok). \
+            failed (will not work); not available (absent here, e.g. no GPU; never counted as ok). \
             Exit status: 0 when nothing failed, 1 otherwise.
             """)
 
     @Flag(help: "Print the report as one JSON object instead of text.") var json = false
     @Flag(help: "Take the screen for a few seconds: TEST_ONLY plane checks and a flip run on the panel.") var display = false
     @Option(help: "Seconds of the flip run (with --display) and of the host browse.") var seconds: Double = 3
+    @Option(name: .customLong("drm-device"),
+            help: "The DRM card to check the display of (default: the first with a connected display, as the kiosk picks).")
+    var drmDevice: String?
 
     func validate() throws {
         guard seconds > 0, seconds <= 60 else { throw ValidationError("--seconds must be in (0, 60]") }
     }
 
     func run() throws {
-        let report = Self.gather(display: display, seconds: seconds)
+        let report = Self.gather(display: display, seconds: seconds, card: drmDevice)
         print(json ? ReportJSON.render(report) : ReportText.render(report), terminator: json ? "\n" : "")
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 
-    static func gather(display takeScreen: Bool, seconds: Double) -> Report {
+    static func gather(display takeScreen: Bool, seconds: Double, card: String?) -> Report {
         let decode = DecodeCheck.observe()
         var displayObservation = CheckGather.display()
+        if let card {
+            let listed = displayObservation.cards.map(\.path)
+            displayObservation.cards.removeAll { $0.path != card }
+            if displayObservation.cards.isEmpty {
+                displayObservation.cards = [.init(path: card, openError: "not a DRM card of this box (cards: \(listed.isEmpty ? "none" : listed.joined(separator: ", ")))")]
+            }
+        }
         if takeScreen { CheckDisplayRun.run(into: &displayObservation, seconds: seconds) }
         let connector = DisplayJudge.chosenConnector(displayObservation.cards)
         let sections = [

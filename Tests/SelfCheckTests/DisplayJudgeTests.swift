@@ -55,6 +55,17 @@ struct DisplayJudgeTests {
         #expect(finding(s, "P010 plane")?.why.contains("CPU conversion path") == true)
     }
 
+    @Test func aCardWithoutAtomicKMSIsASideFact() {
+        let vgem = DisplayObservation.Card(path: "/dev/dri/card2",
+                                           openError: "DRM client capability UNIVERSAL_PLANES refused: Operation not supported (errno 95)")
+        let s = DisplayJudge.judge(.init(cards: [Self.card, vgem]))
+        let f = finding(s, "/dev/dri/card2")
+        #expect(f?.verdict == .notAvailable && f?.informational == true)
+        #expect(f?.why.hasPrefix("/dev/dri/card2 is not an atomic KMS display device") == true)
+        let denied = DisplayJudge.judge(.init(cards: [.init(path: "/dev/dri/card0", openError: "open: Permission denied (errno 13)")]))
+        #expect(finding(denied, "/dev/dri/card0")?.verdict == .failed)
+    }
+
     @Test func noConnectedDisplayFails() {
         var card = Self.card
         card.connectors = [card.connectors[0]]

@@ -74,6 +74,9 @@ struct ReportTests {
         let busy = SoundJudge.judge(.init(cards: ["PCH"], device: "default", reason: "no HDMI/DP outputs found",
                                           open: .init(device: "default", error: "Device or resource busy", periodFramesAsked: 240)))
         #expect(busy.verdict == .failed)
+        let loopback = SoundJudge.judge(.init(cards: ["Loopback"], device: "default", reason: "r",
+                                              open: .init(device: "default", rates: 4000...4_294_967_295, periodFramesAsked: 240)))
+        #expect(loopback.findings[0].facts.contains(Fact("rates", "4000 Hz and up")))
         let no48 = SoundJudge.judge(.init(cards: ["X"], device: "hw:0", reason: "r",
                                           open: .init(device: "hw:0", rates: 44100...44100, periodFramesAsked: 240)))
         #expect(no48.verdict == .degraded)
