@@ -147,6 +147,9 @@ public enum DisplayJudge {
                 // vgem, a render-only or legacy-only driver: not a display the kiosk can drive.
                 findings.append(Finding(card.path, .notAvailable, "\(card.path) is not an atomic KMS display device (\(error)).",
                                         informational: !usable.isEmpty))
+            } else if error.hasPrefix("not a DRM card") {
+                findings.append(Finding(card.path, .failed, "\(card.path) is \(error).",
+                                        action: "Name one of the listed cards with --drm-device, or leave it out."))
             } else {
                 findings.append(Finding(card.path, usable.isEmpty ? .failed : .notAvailable, "cannot open \(card.path): \(error).",
                                         action: "Run as a user in the video group, or from the systemd unit the package installs.",

@@ -8,7 +8,7 @@ import VideoDecode
 import VideoFrames
 
 /// `check --display`: takes the screen through the kiosk's own presenter (the display is restored
-/// when it shuts down), asks the kernel with TEST_ONLY commits whether a decoded NV12 and P010
+/// when it shuts down, also when SIGINT/SIGTERM arrive meanwhile), asks the kernel with TEST_ONLY commits whether a decoded NV12 and P010
 /// picture goes on a plane — an exported VA-API surface when this box decodes in hardware, else
 /// the software decoder's picture in a linear buffer — then flips the NV12 picture on every
 /// vblank for the given seconds and records the page-flip timestamps.
@@ -16,6 +16,13 @@ enum CheckDisplayRun {
     static func run(into o: inout DisplayObservation, seconds: Double) {
         o.displayRequested = true
         let card = DisplayJudge.chosenConnector(o.cards)?.0.path
+        // SIGINT/SIGTERM/SIGHUP wait until the display is restored (then end the process as usual):
+        // blocked before the presenter (and any decoder thread) exists, unblocked after its shutdown.
+        var blocked = sigset_t(), previous = sigset_t()
+        sigemptyset(&blocked)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&blocked, signal) }
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let presenter: Presenter
         do { presenter = try Presenter(devicePath: card, modeRequest: nil) } catch {
             o.flipRunError = "cannot take the display: \(error)"
