@@ -147,6 +147,19 @@ let package = Package(
         // Seeded audio arrival traces, the jitter-buffer simulator and the fixed 60 ms baseline,
         // for the audio tests and `punktfunk-bench audio`.
         .target(name: "AudioSimulation", dependencies: ["Audio", "PunktfunkWire"]),
+        // `punktfunk-kiosk check`: verdicts, findings and the report (text and JSON), and each
+        // section's judging logic as pure functions of recorded observations. No I/O.
+        .target(name: "SelfCheck"),
+        // The check's decode section: the embedded clips through the VA-API rung and libavcodec,
+        // frame by frame, and each rung's decode rate.
+        .target(
+            name: "SelfCheckDecode",
+            dependencies: ["SelfCheck", "VideoDecode", "VideoFrames", "HEVC", "SystemClock"],
+            exclude: ["Resources/README.md"],
+            resources: [.embedInCode("Resources/main-320x180.hevc"), .embedInCode("Resources/main10-pq-320x180.hevc"),
+                        .embedInCode("Resources/resolution-change.hevc"), .embedInCode("Resources/slices-320x180.hevc"),
+                        .embedInCode("Resources/rate-1920x1080.hevc")]
+        ),
         // Test-harness hooks the VM harness drives through options --help does not show (the
         // screendump handshake, overlay dumps, the vgem dma-buf exporter behind `--dmabuf-via`);
         // never part of the product's behaviour.
@@ -166,6 +179,11 @@ let package = Package(
                 "SystemClock",
                 "PunktfunkTestHost",
                 "KioskHarness",
+                "SelfCheck",
+                "SelfCheckDecode",
+                "Audio",
+                "CALSA",
+                "CPunktfunkLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Install/: the systemd unit, console reset and Debian maintainer scripts that
@@ -200,7 +218,9 @@ let package = Package(
         ),
         // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
-        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA"]),
+        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA",
+                                                            "SelfCheck", "SelfCheckDecode"]),
+        .testTarget(name: "SelfCheckTests", dependencies: ["SelfCheck"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Screen", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),

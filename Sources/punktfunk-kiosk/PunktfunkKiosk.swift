@@ -8,6 +8,6 @@ struct PunktfunkKiosk: ParsableCommand {
         commandName: "punktfunk-kiosk",
         abstract: "A boot-to-stream client for punktfunk hosts.",
         subcommands: [KioskCommand.self, DemoCommand.self, ConnectCommand.self, PairCommand.self, DiscoverCommand.self, WakeCommand.self, PresentCommand.self, ProbeCommand.self,
-                      DecodeCommand.self, SelfTest.self],
+                      DecodeCommand.self, SelfTest.self, CheckCommand.self],
         defaultSubcommand: KioskCommand.self)
 }

@@ -4,7 +4,7 @@
 # PF_DEB_BINARY=path packages that binary instead of building one.
 # It holds the release binary (Swift runtime linked in statically), the systemd unit template
 # punktfunk-kiosk@.service and its console reset, every udev/*.rules file, the desktop entry, the
-# docs, and the maintainer scripts that create the `kiosk` system user
+# docs, the man page, and the maintainer scripts that create the `kiosk` system user
 # (Sources/punktfunk-kiosk/Install/). With --check it then runs lintian (no errors allowed),
 # `systemd-analyze verify` on the unit, `desktop-file-validate` on the desktop entry, and
 # check-udev-rules.sh on the udev rules as the package holds them (no keyboard or mouse
@@ -41,6 +41,18 @@ install -D -m 0644 "$install_dir/punktfunk-kiosk.desktop" "$stage/usr/share/appl
 for rules in udev/*.rules; do
   install -D -m 0644 "$rules" "$stage/lib/udev/rules.d/$(basename "$rules")"
 done
+# The man page, generated from the command definitions by swift-argument-parser's manual generator
+# (the `generate-manual` tool its GenerateManual plugin runs; built here from the resolved package,
+# offline), run on the binary being packaged: punktfunk-kiosk.1 with every subcommand in it.
+echo "build-deb: swift build -c release --product generate-manual" >&2
+swift build -c release --product generate-manual --scratch-path "$out/swift" >&2
+rm -rf "$out/man" && mkdir -p "$out/man"
+"$out/swift/release/generate-manual" "$binary" --output-directory "$out/man" \
+  --date "$(date -u -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)" +%Y-%m-%d)" \
+  --authors "punktfunk-kiosk authors<kiosk@punktfunk.invalid>" >&2
+install -d "$stage/usr/share/man/man1"
+gzip -9n -c "$out/man/punktfunk-kiosk.1" > "$stage/usr/share/man/man1/punktfunk-kiosk.1.gz"
+chmod 0644 "$stage/usr/share/man/man1/punktfunk-kiosk.1.gz"
 doc="$stage/usr/share/doc/punktfunk-kiosk"
 install -D -m 0644 docs/kiosk.md "$doc/kiosk.md"
 install -D -m 0644 README.md "$doc/README.md"

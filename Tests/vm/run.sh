@@ -9,7 +9,7 @@
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
 #   PF_VM_TESTHOST pf-testhost binary for the input, audio and autoconnect checks (default:
 #                 .build/release/pf-testhost, built here)
-#   PF_VM_CHECKS  subset of "probe glass demo restore pacing overlay hdr dmabuf vt input audio
+#   PF_VM_CHECKS  subset of "probe check glass demo restore pacing overlay hdr dmabuf vt input audio
 #                 hotplug autoconnect shell" to run (default all; for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
@@ -80,7 +80,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe glass demo restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect shell}
+checks=${PF_VM_CHECKS:-probe check glass demo restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect shell}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'

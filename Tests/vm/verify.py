@@ -1108,6 +1108,9 @@ def main():
     checks = env["CHECKS"].split()
     if "probe" in checks:
         check_probe(a.out)
+    if "check" in checks:
+        from verify_check import check_check
+        check_check(a.out, report)
     if "glass" in checks:
         check_glass(a.out, a.fixtures, env["GLASS_FIXTURES"].split(), small, frames)
     if "demo" in checks:

@@ -2,6 +2,7 @@
 # The harness VM's check list (POSIX sh, runs as root in the guest, chrooted into the host root).
 # It only produces evidence; Tests/vm/verify.py judges it on the host. Evidence goes to $PF_VM_OUT:
 #   kmstool-probe.jsonl, kiosk-probe.{json,rc,stderr}       planes/formats/modifiers per device
+#   kiosk-check{,-display}.{json,rc,stderr}, kiosk-check.txt  the self-test (`check`), JSON and text
 #   glass-<driver>-<fixture>.{rc,stderr,stdout} + ...-frame-<n>.ppm   kiosk present + host screendumps
 #   restore-<driver>-<case>-{before,after}.{ppm,state}, restore-<driver>-<case>.{rc,stderr,flips}
 #     case = control | exit | term
@@ -68,6 +69,19 @@ if selected probe; then
   timeout "$KIOSK_TIMEOUT" "$KIOSK" probe > "$O/kiosk-probe.json" 2> "$O/kiosk-probe.stderr"
   echo $? > "$O/kiosk-probe.rc"
   stamp probe
+fi
+
+# --- check: the self-test, read-only (JSON and text), then with --display on vkms (real 60 Hz
+# vblank timer; else the first card with a connected connector); the guest has no VA-API device
+if selected check; then
+  timeout "$KIOSK_TIMEOUT" "$KIOSK" check --json --seconds 1 > "$O/kiosk-check.json" 2> "$O/kiosk-check.stderr"
+  echo $? > "$O/kiosk-check.rc"
+  timeout "$KIOSK_TIMEOUT" "$KIOSK" check --seconds 1 > "$O/kiosk-check.txt" 2>> "$O/kiosk-check.stderr"
+  echo $? > "$O/kiosk-check-text.rc"
+  timeout "$KIOSK_TIMEOUT" "$KIOSK" check --json --display --seconds 2 ${VKMS:+--drm-device "$VKMS"} > "$O/kiosk-check-display.json" 2> "$O/kiosk-check-display.stderr"
+  echo $? > "$O/kiosk-check-display.rc"
+  echo "check: exit $(cat "$O/kiosk-check.rc") / text $(cat "$O/kiosk-check-text.rc") / --display $(cat "$O/kiosk-check-display.rc")"
+  stamp check
 fi
 
 # --- glass: every glass fixture at its own size as the mode, on bochs-drm (vga) and virtio_gpu (vgpu),
