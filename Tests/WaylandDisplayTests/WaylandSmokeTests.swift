@@ -82,7 +82,12 @@ import VideoFrames
             #expect(!changes.contains { if case .lost = $0 { true } else { false } })
             canvasShown = screen.takeCanvasShown()
         }
-        #expect(canvasShown != nil, "the canvas commit got no presentation answer within 3 s")
+        // Headless sway 1.7 (pixman) answers no presentation feedback at all (neither does
+        // weston-presentation-shm there), nor does weston once its idle timer blanked the output:
+        // then the surface counts as hidden and everything keeps running.
+        _ = screen.takeShown()
+        #expect(canvasShown != nil || screen.stats.hidden || screen.presentationClockName == nil,
+                "the canvas commit got no presentation answer within 3 s, yet the surface is not hidden")
         Self.hold(screen, "canvas")
 
         // A stream: 60 pictures committed on arrival at ~60 fps, newest wins.
@@ -106,7 +111,7 @@ import VideoFrames
         let s = screen.stats
         print("wayland smoke: committed \(s.presentation.committed) presented \(s.presentation.presented) discarded \(s.presentation.discarded) zero-copy \(s.presentation.zeroCopy); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms, min \(Double(s.presentation.minLatencyNs) / 1e6), max \(Double(s.presentation.maxLatencyNs) / 1e6); convert mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms over \(s.shmFrames)")
         #expect(s.shmFrames + s.noFreeBuffer == 60)
-        #expect(s.presentation.presented > 0)
+        #expect(s.presentation.presented > 0 || canvasShown == nil)
         #expect(shown.allSatisfy { $0.glassNs >= $0.commitNs || $0.glassNs + 1_000_000 > $0.commitNs })
         Self.hold(screen, "stream")
         screen.hidePanel()
@@ -149,7 +154,7 @@ import VideoFrames
         #expect(outcome == .finished)
         print("wayland present: \(screen.name) shown \(shown.count) of \(Self.frames); presented \(s.presentation.presented) discarded \(s.presentation.discarded); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms; YUVToRGB 640x360 mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms")
         #expect(s.shmFrames + s.noFreeBuffer == Self.frames)
-        #expect(wayland.presentationClockName == nil || !shown.isEmpty)
+        #expect(wayland.presentationClockName == nil || !shown.isEmpty || s.hidden)
         #expect(shown == shown.sorted())
         Self.hold(wayland, "present")
     }
