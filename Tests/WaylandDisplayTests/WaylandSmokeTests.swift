@@ -159,6 +159,35 @@ import VideoFrames
         Self.hold(wayland, "present")
     }
 
+    /// `WAYLAND_SMOKE_RESIZE` is a command that changes the output under the window (sway:
+    /// `swaymsg output HEADLESS-1 resolution 1920x1080`); the screen must report the new mode
+    /// and lay the next canvas out at it.
+    @Test(.enabled(if: display != nil && getenv("WAYLAND_SMOKE_RESIZE") != nil,
+                   "WAYLAND_SMOKE_RESIZE is unset: no command to resize the output with"))
+    func outputResizeIsFollowed() throws {
+        let screen = try WaylandScreen()
+        defer { screen.close() }
+        let before = screen.mode
+        // Mapped first: a compositor reconfigures only a window it shows.
+        let first = try #require(try screen.canvas(id: 6))
+        memset(first.pixels, 0x40, first.pitch * first.height)
+        try screen.commitCanvas(id: 6, damage: nil)
+        _ = screen.service(timeoutMs: 200)
+        _ = system(String(cString: getenv("WAYLAND_SMOKE_RESIZE")!))
+        var change: ScreenChange?
+        let deadline = MonotonicClock.nowNs() + 3_000_000_000
+        while change == nil, MonotonicClock.nowNs() < deadline {
+            change = screen.service(timeoutMs: 50).first { if case .modeChanged = $0 { true } else { false } }
+        }
+        print("wayland resize: \(before.name) → \(screen.mode.name), change \(String(describing: change))")
+        guard case .modeChanged(_, let from, let to) = change else { Issue.record("no mode change within 3 s"); return }
+        #expect(from == before && to == screen.mode && to != before)
+        let canvas = try #require(try screen.canvas(id: 7))
+        #expect(canvas.width == to.width && canvas.height == to.height)
+        try screen.commitCanvas(id: 7, damage: nil)
+        _ = screen.service(timeoutMs: 100)
+    }
+
     @Test func noCompositorIsAClearError() {
         do {
             _ = try WaylandScreen(displayName: "punktfunk-no-such-socket")
