@@ -111,7 +111,7 @@ import VideoFrames
         let s = screen.stats
         print("wayland smoke: committed \(s.presentation.committed) presented \(s.presentation.presented) discarded \(s.presentation.discarded) zero-copy \(s.presentation.zeroCopy); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms, min \(Double(s.presentation.minLatencyNs) / 1e6), max \(Double(s.presentation.maxLatencyNs) / 1e6); convert mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms over \(s.shmFrames)")
         #expect(s.shmFrames + s.noFreeBuffer == 60)
-        #expect(s.presentation.presented > 0 || canvasShown == nil)
+        #expect(s.presentation.presented > 0 || canvasShown == nil || screen.presentationClockName == nil)
         #expect(shown.allSatisfy { $0.glassNs >= $0.commitNs || $0.glassNs + 1_000_000 > $0.commitNs })
         Self.hold(screen, "stream")
         screen.hidePanel()
