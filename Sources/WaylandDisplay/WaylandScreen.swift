@@ -230,27 +230,11 @@ public final class WaylandScreen {
     /// Commits whose presentation feedback has not come back.
     var outstandingFeedback: Int { connection.presentation == nil ? 0 : ledger.outstanding }
 
-    /// The changes since the last call, mode changes coalesced: a compositor may pass through
-    /// intermediate states within one batch of events (sway on a scale change: the new scale
-    /// with the old logical size, then the new size), and the host must hear only where it ended.
+    /// The changes since the last call, mode changes coalesced (`ScreenChanges.coalesced`).
     private func takeChanges() -> [ScreenChange] {
         for name in connection.takeRemovedOutputs() { pendingChanges.append(.disconnected(output: name)) }
         defer { pendingChanges = [] }
-        var out: [ScreenChange] = []
-        var firstFrom: ScreenMode?
-        var lastMode: (output: String, to: ScreenMode)?
-        for c in pendingChanges {
-            if case .modeChanged(let output, let from, let to) = c {
-                firstFrom = firstFrom ?? from
-                lastMode = (output, to)
-            } else {
-                out.append(c)
-            }
-        }
-        if let from = firstFrom, let last = lastMode, from != last.to {
-            out.append(.modeChanged(output: last.output, from: from, to: last.to))
-        }
-        return out
+        return ScreenChanges.coalesced(pendingChanges)
     }
 
     private func fail(_ error: WaylandError) {

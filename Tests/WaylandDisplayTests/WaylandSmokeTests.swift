@@ -78,7 +78,10 @@ import VideoFrames
         var canvasShown: UInt64?
         let deadline = MonotonicClock.nowNs() + 3_000_000_000
         while canvasShown == nil, MonotonicClock.nowNs() < deadline {
-            let changes = screen.service(timeoutMs: 50)
+            // The runner's idle wait: prepare, poll, finish.
+            var fds = screen.prepareWait().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), 50)
+            let changes = screen.finishWait(readable: fds.map { $0.revents & Int16(POLLIN) != 0 })
             #expect(!changes.contains { if case .lost = $0 { true } else { false } })
             canvasShown = screen.takeCanvasShown()
         }
