@@ -116,9 +116,10 @@ let package = Package(
                 exclude: ["generated"],  // the plugin's symlink: included by protocols.c, not compiled alone
                 plugins: ["WaylandScanner"]),
         // The Wayland backend: a fullscreen xdg toplevel, wl_shm and linux-dmabuf buffers,
-        // presentation feedback. Never imports the KMS code (`Display`).
+        // presentation feedback, the compositor's seat (keyboard and mouse as Input's SeatEvents).
+        // Never imports the KMS code (`Display`).
         .target(name: "WaylandDisplay", dependencies: ["Screen", "VideoFrames", "SystemClock", "CPunktfunkLinux",
-                                                       "CWaylandClient", "CWaylandProtocols"]),
+                                                       "CWaylandClient", "CWaylandProtocols", "Input"]),
         // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
         // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
         .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
@@ -159,6 +160,7 @@ let package = Package(
                 "VideoDecode",
                 "VideoFrames",
                 "Display",
+                "WaylandDisplay",
                 "Kiosk",
                 "Input",
                 "SystemClock",
@@ -204,7 +206,8 @@ let package = Package(
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Screen", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
         .testTarget(name: "ScreenTests", dependencies: ["Screen"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
-        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "Screen", "VideoFrames", "SystemClock"]),
+        .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "Screen", "VideoFrames", "SystemClock", "Input",
+                                                              "PunktfunkWire", "CWaylandClient", "CWaylandProtocols"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Screen", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(

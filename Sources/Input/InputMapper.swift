@@ -370,6 +370,14 @@ public final class InputMapper {
         }
     }
 
+    /// An absolute pointer position (a compositor's pointer while it is not locked, `SeatInput`):
+    /// `mouseMoveAbs` at (x, y) pixels of a `width` × `height` reference surface (the panel).
+    /// Nothing goes out without a reference size (the host drops size 0).
+    public func pointerAbsolute(x: Int32, y: Int32, width: Int, height: Int) {
+        guard let w = UInt16(exactly: width), let h = UInt16(exactly: height), w > 0, h > 0 else { return }
+        emit(.mouseMoveAbs(x: x, y: y, referenceWidth: w, referenceHeight: h), reliable: false, grant: .pointer)
+    }
+
     /// A touchpad moves the pointer by finger travel: 1 mm → `touchpadPixelsPerMM` px (a range
     /// without a resolution counts 1 unit as 1 px).
     public static let touchpadPixelsPerMM = 8.0

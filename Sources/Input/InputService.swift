@@ -29,6 +29,9 @@ public final class InputService: @unchecked Sendable {
         public var grab = true
         /// SDL-format mapping lines for pads the kernel maps oddly.
         public var mappings: [SDLMapping] = []
+        /// Read keyboards, mice and touchpads through evdev. Off under a compositor: they are its
+        /// devices there and reach the kiosk through `seat(_:)`; pads stay on evdev either way.
+        public var evdevKeyboardsAndMice = true
         public init() {}
     }
 
@@ -50,6 +53,10 @@ public final class InputService: @unchecked Sendable {
     private var pendingPolicy: InputPolicy??
     private var pendingGrants: AccessGrants?
     private var pendingFeedback: [HostDatagram] = []
+    /// Seat events (`seat(_:)`) not yet applied, in arrival order.
+    private var pendingSeat: [SeatEvent] = []
+    /// Seat events dropped because the input thread fell this far behind.
+    static let seatBacklog = 4096
     private var stopRequested = false
     private var published = InputCounters()
     private let finished = DispatchSemaphore(value: 0)
@@ -164,6 +171,18 @@ public final class InputService: @unchecked Sendable {
 
     public var counters: InputCounters { lock.withLock { published } }
 
+    /// Events of a compositor's seat (keyboard and pointer focus, keys, pointer motion, buttons,
+    /// scrolling, the pointer lock): mapped on the input thread, in order, exactly as evdev
+    /// keyboards and mice are (`SeatInput`), into whichever route is current. Any thread (the
+    /// Wayland backend's dispatch thread); never blocks. A backlog past `seatBacklog` events
+    /// drops the newest.
+    public func seat(_ events: [SeatEvent]) {
+        guard !events.isEmpty else { return }
+        post { pendingSeat.append(contentsOf: events.prefix(max(0, Self.seatBacklog - pendingSeat.count))) }
+    }
+
+    public func seat(_ event: SeatEvent) { seat([event]) }
+
     private func post(_ body: () -> Void) {
         lock.withLock(body)
         var one: UInt64 = 1
@@ -187,6 +206,8 @@ public final class InputService: @unchecked Sendable {
         var hangups = [Int32](repeating: 0, count: 32)
         var mapper: InputMapper { service.mapper }
         var navigation: NavigationMapper { service.navigation }
+        /// The compositor's seat as two more devices of the mappers.
+        lazy var seatInput = SeatInput(mapper: service.mapper, navigation: service.navigation)
         /// Battery readings by device id (pads with a HID parent).
         var batteries: [Int: (percent: Int?, charging: Bool?)] = [:]
         var nextBatteryNs: UInt64 = 0
@@ -291,6 +312,11 @@ public final class InputService: @unchecked Sendable {
             for slot in identify { feedback.identify(slot: slot, nowNs: MonotonicClock.nowNs(), devices: self) }
             if let policy { mapper.setPolicy(policy) }
             if let grants { mapper.updateGrants(grants) }
+            let seatEvents = service.lock.withLock { () -> [SeatEvent] in
+                defer { service.pendingSeat.removeAll(keepingCapacity: true) }
+                return service.pendingSeat
+            }
+            for event in seatEvents { seatInput.handle(event) }
             for d in datagrams { feedback.apply(d, nowNs: MonotonicClock.nowNs(), devices: self) }
             return !stop
         }
@@ -313,6 +339,7 @@ public final class InputService: @unchecked Sendable {
             case .failure(let why): if !padsOnly { say(why) }; return
             }
             if padsOnly && device.kind != .gamepad { return }
+            if !service.options.evdevKeyboardsAndMice, device.kind == .keyboard || device.kind == .mouse { return }
             let group = node.groupKey
             let role: DeviceRole
             switch device.kind {
@@ -338,6 +365,7 @@ public final class InputService: @unchecked Sendable {
                     orphans[group, default: []].append(device)
                     return
                 } else {
+                    guard service.options.evdevKeyboardsAndMice else { return }
                     role = .touchpad(x: device.range(EV.absX) ?? AxisRange(minimum: 0, maximum: 1),
                                      y: device.range(EV.absY) ?? AxisRange(minimum: 0, maximum: 1))
                 }

@@ -208,6 +208,10 @@ struct PFTestHost: ParsableCommand {
                 }
             }
             host.onClientControl = { message, now in
+                // The Wayland harness's resize check reads this (Tests/wayland).
+                if case .reconfigure(let request) = message {
+                    FileHandle.standardError.write(Data("pf-testhost: the client asks for the mode \(request.mode)\n".utf8))
+                }
                 guard let log = inputLogHandle, case .inputEvent(let edge) = message,
                       let e = try? InputEvent(decoding: edge.event) else { return }
                 log.write(Data((DatagramLog.inputJSON(e, via: "control", monotonicNs: now) + "\n").utf8))

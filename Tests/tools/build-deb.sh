@@ -3,10 +3,12 @@
 #   → .build-deb/punktfunk-kiosk_<version>_<arch>.deb (path printed on stdout)
 # PF_DEB_BINARY=path packages that binary instead of building one.
 # It holds the release binary (Swift runtime linked in statically), the systemd unit template
-# punktfunk-kiosk@.service and its console reset, every udev/*.rules file, the docs, and the
-# maintainer scripts that create the `kiosk` system user (Sources/punktfunk-kiosk/Install/).
-# With --check it then runs lintian (no errors allowed) and `systemd-analyze verify` on the unit,
-# as the test command does. The script lives under Tests/tools because the top level holds only
+# punktfunk-kiosk@.service and its console reset, every udev/*.rules file, the desktop entry, the
+# docs, and the maintainer scripts that create the `kiosk` system user
+# (Sources/punktfunk-kiosk/Install/). With --check it then runs lintian (no errors allowed),
+# `systemd-analyze verify` on the unit, `desktop-file-validate` on the desktop entry, and
+# check-udev-rules.sh on the udev rules as the package holds them (no keyboard or mouse
+# `uaccess`), as the test command does. The script lives under Tests/tools because the top level holds only
 # Package.swift, Sources/, Tests/, udev/, docs/, README.md and .ci/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,6 +37,7 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/
 install -D -m 0644 "$install_dir/punktfunk-kiosk@.service" "$stage/lib/systemd/system/punktfunk-kiosk@.service"
 install -D -m 0755 "$install_dir/console-reset" "$stage/usr/libexec/punktfunk-kiosk/console-reset"
 install -D -m 0644 "$install_dir/50-punktfunk-kiosk.rules" "$stage/usr/share/polkit-1/rules.d/50-punktfunk-kiosk.rules"
+install -D -m 0644 "$install_dir/punktfunk-kiosk.desktop" "$stage/usr/share/applications/punktfunk-kiosk.desktop"
 for rules in udev/*.rules; do
   install -D -m 0644 "$rules" "$stage/lib/udev/rules.d/$(basename "$rules")"
 done
@@ -120,5 +123,25 @@ if [ "${1:-}" = "--check" ]; then
     echo "build-deb: systemd-analyze verify found problems in punktfunk-kiosk@.service" >&2
     exit 1
   fi
-  echo "build-deb: lintian and systemd-analyze verify passed" >&2
+  echo "build-deb: desktop-file-validate punktfunk-kiosk.desktop" >&2
+  desktop="$out/desktop-file-validate.log"
+  if ! desktop-file-validate "$stage/usr/share/applications/punktfunk-kiosk.desktop" > "$desktop" 2>&1 || [ -s "$desktop" ]; then
+    cat "$desktop" >&2
+    echo "build-deb: desktop-file-validate found problems in punktfunk-kiosk.desktop" >&2
+    exit 1
+  fi
+  echo "build-deb: the udev rules as packaged: no keyboard or mouse uaccess" >&2
+  unpacked="$out/unpacked"
+  rm -rf "$unpacked"
+  dpkg-deb -x "$deb" "$unpacked"
+  Tests/tools/check-udev-rules.sh --self-test
+  shopt -s nullglob
+  packaged_rules=("$unpacked"/lib/udev/rules.d/*.rules)
+  shopt -u nullglob
+  if [ ${#packaged_rules[@]} -eq 0 ]; then
+    echo "build-deb: the package holds no udev rules in /lib/udev/rules.d" >&2
+    exit 1
+  fi
+  Tests/tools/check-udev-rules.sh "${packaged_rules[@]}"
+  echo "build-deb: lintian, systemd-analyze verify, desktop-file-validate and the udev rules check passed" >&2
 fi

@@ -17,6 +17,9 @@ packages=(
   libwayland-dev wayland-protocols libxkbcommon-dev           # the Wayland backend (wayland-scanner runs at build time)
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
   lintian dpkg-dev fakeroot iproute2 util-linux               # package checks (build-deb.sh --check); mDNS tests in a netns
+  desktop-file-utils                                          # build-deb.sh --check: desktop-file-validate on the desktop entry
+  sway weston cage grim wayland-utils xwayland               # Wayland harness (Tests/wayland): headless compositors, screenshots (cage 0.1.4 exits without Xwayland)
+  libwayland-dev wayland-protocols libxkbcommon-dev gcc       # Wayland harness: its C test client (wayland-scanner, xkbcommon)
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   tesseract-ocr tesseract-ocr-eng                             # VM shell check: OCR of the shell's screendumps

@@ -1,0 +1,154 @@
+# The kiosk cases of the Wayland harness, sourced by Tests/wayland/run.sh once the kiosk has
+# `--display wayland` (its helpers: result, judge, wait_for, start_sway, start_weston, on, stop,
+# weston_shot, xdg_for, as_user; $KIOSK, $TESTHOST, $client, $out, $here, $repo, $user).
+# Every case names its evidence in .build-wayland/run/kiosk-*.
+# shellcheck shell=bash
+
+fixture="$out/demo-640x360.hevc"   # judge.py/verify.py read the size from the name
+cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixture"
+chmod 644 "$fixture"
+kiosk_seconds=10
+
+# ---------------------------------------------------------------- demo on sway, weston, cage
+if start_sway kiosk-sway 1280x720; then
+  on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-demo.stdout" 2> "$out/kiosk-sway-demo.stderr" &
+  k=$!
+  wait_for "$out/kiosk-sway-demo.stdout" '"second"' 30
+  sleep 2
+  on grim - > "$out/kiosk-sway-demo.png" 2>> "$out/grim.log"
+  wait $k; rc=$?
+  judge "sway: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-sway-demo.png" "$fixture"
+  stop $pid
+else
+  result FAIL "sway: demo --display wayland shows demo frames" "sway did not start: $(tail -c 300 "$out/kiosk-sway.log")"
+fi
+
+if start_weston kiosk-weston 1280x720; then
+  XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" XDG_CONFIG_HOME="$xdg/config" "$KIOSK" demo --display wayland \
+    --seconds $kiosk_seconds > "$out/kiosk-weston-demo.stdout" 2> "$out/kiosk-weston-demo.stderr" &
+  k=$!
+  wait_for "$out/kiosk-weston-demo.stdout" '"second"' 30
+  WESTON_TRIES=3 weston_shot "$out/kiosk-weston-demo.png" demo "$fixture"
+  wait $k; rc=$?
+  judge "weston: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-weston-demo.png" "$fixture"
+  stop $pid
+else
+  result FAIL "weston: demo --display wayland shows demo frames" "weston did not start: $(tail -c 300 "$out/kiosk-weston.log")"
+fi
+
+xdg=$(xdg_for kiosk-cage)
+as_user env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" XDG_CONFIG_HOME="$xdg/config" WLR_BACKENDS=headless \
+  WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
+  cage -- sh -c "'$KIOSK' demo --display wayland --seconds $kiosk_seconds > '$xdg/kiosk.stdout' 2> '$xdg/kiosk.stderr' & sleep 7; grim '$xdg/demo.png'; wait \$!; echo \$? > '$xdg/kiosk.rc'" \
+  > "$out/kiosk-cage.log" 2>&1
+for f in kiosk.stdout kiosk.stderr kiosk.rc; do cp "$xdg/$f" "$out/kiosk-cage-$f" 2>/dev/null; done
+if cp "$xdg/demo.png" "$out/kiosk-cage-demo.png" 2>/dev/null; then
+  judge "cage (no viewporter, no presentation-time): demo still shows frames (kiosk exit $(cat "$out/kiosk-cage-kiosk.rc" 2>/dev/null))" \
+    demo "$out/kiosk-cage-demo.png" "$fixture"
+else
+  result FAIL "cage (no viewporter, no presentation-time): demo still shows frames" "no screenshot: $(tail -c 300 "$out/kiosk-cage.log")"
+fi
+
+# ---------------------------------------------------------------- the shell's home screen
+if start_sway kiosk-shell 1280x720; then
+  on "$KIOSK" --display wayland > "$out/kiosk-shell.stdout" 2> "$out/kiosk-shell.stderr" &
+  k=$!
+  sleep 6
+  on grim - > "$out/kiosk-shell-home.png" 2>> "$out/grim.log"
+  judge "sway: the shell's home screen (OCR)" ocr "$out/kiosk-shell-home.png" "Hosts"
+  stop $k
+  stop $pid
+else
+  result FAIL "sway: the shell's home screen (OCR)" "sway did not start: $(tail -c 300 "$out/kiosk-shell.log")"
+fi
+
+# ---------------------------------------------------------------- a stream on sway: input, focus, resize, kill
+port=$((20000 + RANDOM % 20000))
+timeout 120 "$TESTHOST" --bind 127.0.0.1 --port $port --fps 30 --au-bytes 2000 --max-seconds 100 \
+  --input-log "$out/kiosk-host-input.jsonl" > "$out/kiosk-host.stdout" 2> "$out/kiosk-host.stderr" &
+host=$!
+if ! wait_for "$out/kiosk-host.stderr" 'fingerprint' 20; then
+  for c in "keys injected reach pf-testhost's input log exactly" "focus loss releases held keys on the host" \
+           "output resize reaches the host as a mode request" "compositor killed mid-stream ends the kiosk cleanly"; do
+    result FAIL "sway: $c" "pf-testhost did not start: $(head -c 300 "$out/kiosk-host.stderr")"
+  done
+  return 0 2>/dev/null || exit 0
+fi
+fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$out/kiosk-host.stderr" | head -1)
+if start_sway kiosk-stream 1280x720; then
+  on "$KIOSK" connect "127.0.0.1:$port" --fp "$fp" --display wayland --seconds 60 \
+    > "$out/kiosk-stream.stdout" 2> "$out/kiosk-stream.stderr" &
+  k=$!
+  wait_for "$out/kiosk-stream.stdout" '"second"' 40 || true
+  sleep 1
+  # Keys: letters, modifiers (never the whole escape chord), arrows, Enter, Space, Backspace.
+  : > "$out/kiosk-keys.txt"
+  for code in 30 48 17 31 32 42 54 29 56 103 108 105 106 28 57 14; do
+    printf 'key %s 1\nkey %s 0\n' "$code" "$code" >> "$out/kiosk-keys.txt"
+  done
+  on "$client" inject < "$out/kiosk-keys.txt" 2> "$out/kiosk-inject-keys.log"
+  sleep 1
+  judge "sway: keys injected reach pf-testhost's input log exactly" hostkeys "$out/kiosk-host-input.jsonl" "$out/kiosk-keys.txt"
+
+  # Focus loss: S held, a window takes the focus: the host gets S's release from the kiosk.
+  lines=$(wc -l < "$out/kiosk-host-input.jsonl")
+  printf 'key 31 1\nsync\nsleep 3000\nkey 31 0\nsync\n' | on "$client" inject 2> "$out/kiosk-inject-hold.log" &
+  inj=$!
+  i=0; while ! tail -n +$((lines + 1)) "$out/kiosk-host-input.jsonl" | grep -q '"kind":0'; do
+    i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.1
+  done
+  on swaymsg workspace number 2 > "$out/kiosk-swaymsg-ws.log" 2>&1   # (a new window would not take a fullscreen one's focus)
+  sleep 1.5
+  printf 'key 31 1\nkey 31 0\n' > "$out/kiosk-hold.txt"
+  judge "sway: focus loss releases held keys on the host (S held, workspace switched)" \
+    hostkeys "$out/kiosk-host-input.jsonl" "$out/kiosk-hold.txt" "$lines"
+  wait $inj
+  on swaymsg workspace number 1 >> "$out/kiosk-swaymsg-ws.log" 2>&1
+  sleep 0.5
+
+  # Output resize → Reconfigure to the host.
+  on swaymsg output HEADLESS-1 resolution 1024x768 > "$out/kiosk-swaymsg.log" 2>&1
+  if wait_for "$out/kiosk-host.stderr" 'asks for the mode 1024x768' 10; then
+    result PASS "sway: output resize reaches the host as a mode request" "$(grep 'asks for the mode' "$out/kiosk-host.stderr" | tail -1)"
+  else
+    result FAIL "sway: output resize reaches the host as a mode request" \
+      "no Reconfigure for 1024x768 within 10 s; host: $(grep 'asks for the mode' "$out/kiosk-host.stderr" | tr '\n' ';')"
+  fi
+
+  # The compositor killed mid-stream: the kiosk ends, non-zero, with a sentence, nothing held.
+  printf 'key 32 1\nsync\nsleep 4000\n' | on "$client" inject 2> /dev/null &
+  inj=$!
+  sleep 1
+  sway_pid=$(pgrep -P "$pid" -x sway | head -1)
+  if [ -n "$sway_pid" ]; then kill -9 "$sway_pid"; else result FAIL "sway: compositor killed mid-stream" "no sway under runuser $pid"; fi
+  wait "$pid" 2>/dev/null
+  i=0; while kill -0 $k 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  if kill -0 $k 2>/dev/null; then
+    stop $k; rc="still running 10 s after"
+  else
+    wait $k; rc=$?
+  fi
+  stop $inj
+  last=$(grep -v '^\s*$' "$out/kiosk-stream.stderr" | tail -1)
+  held=$(python3 - "$out/kiosk-host-input.jsonl" <<'PY'
+import json, sys
+held = set()
+for line in open(sys.argv[1]):
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("kind") == 0: held.add(e["code"])
+    if e.get("kind") == 1: held.discard(e["code"])
+print(" ".join(hex(v) for v in sorted(held)) or "nothing")
+PY
+)
+  if [[ "$rc" =~ ^[0-9]+$ ]] && [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ -n "$last" ] && [ "$held" = nothing ]; then
+    result PASS "sway: compositor killed mid-stream ends the kiosk cleanly" "exit $rc; last line: ${last:0:160}; held on the host: $held"
+  else
+    result FAIL "sway: compositor killed mid-stream ends the kiosk cleanly" "exit $rc; last line: ${last:0:160}; held on the host: $held"
+  fi
+else
+  result FAIL "sway: keys injected reach pf-testhost's input log exactly" "sway did not start: $(tail -c 300 "$out/kiosk-stream.log")"
+fi
+stop $host
