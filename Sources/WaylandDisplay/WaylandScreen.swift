@@ -230,10 +230,11 @@ public final class WaylandScreen {
     /// Commits whose presentation feedback has not come back.
     var outstandingFeedback: Int { connection.presentation == nil ? 0 : ledger.outstanding }
 
+    /// The changes since the last call, mode changes coalesced (`ScreenChanges.coalesced`).
     private func takeChanges() -> [ScreenChange] {
         for name in connection.takeRemovedOutputs() { pendingChanges.append(.disconnected(output: name)) }
         defer { pendingChanges = [] }
-        return pendingChanges
+        return ScreenChanges.coalesced(pendingChanges)
     }
 
     private func fail(_ error: WaylandError) {
@@ -282,7 +283,7 @@ public final class WaylandScreen {
         if let damage {
             for r in damage { wl_surface_damage_buffer(surface, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height)) }
         } else {
-            wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
+            wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
         }
         surfaceOrigin = (0, 0)
         commit(frameID: id, readyNs: MonotonicClock.nowNs(), canvas: true)
@@ -314,7 +315,7 @@ public final class WaylandScreen {
             if let buffer = importDmabuf(frame, picture: picture) {
                 wl_surface_attach(surface, buffer, 0, 0)
                 placeVideo(bufferWidth: frame.width, bufferHeight: frame.height, crop: frame.crop)
-                wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
+                wl_surface_damage_buffer(surface, 0, 0, Int32(frame.width), Int32(frame.height))
                 stats.dmabufFrames += 1
                 commit(frameID: frameID, readyNs: readyNs, canvas: false)
                 return true
@@ -372,7 +373,7 @@ public final class WaylandScreen {
             setGeometry(bufferWidth: pool.width, bufferHeight: pool.height, destination: nil)
             surfaceOrigin = (0, 0)
         }
-        wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
+        wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
         commit(frameID: frameID, readyNs: readyNs, canvas: false)
         return true
     }
@@ -517,7 +518,29 @@ public final class WaylandScreen {
         let region = wl_compositor_create_region(connection.compositor)
         wl_surface_set_input_region(s, region)
         wl_region_destroy(region)
+        attachPlaceholder(s)
         wl_surface_commit(s)
+    }
+
+    /// Without wp_viewporter (cage 0.1.4) the hidden panel keeps one transparent pixel mapped:
+    /// cage 0.1.4 tries a lone fullscreen surface for direct scan-out, an shm buffer fails that
+    /// test ("Basic output test failed"), and it then shows nothing at all — seen headless, a
+    /// black screen while weston-simple-shm showed; a second mapped surface makes it composite.
+    /// With a viewporter the panel is really unmapped (scan-out stays possible, sway 1.7).
+    private var keepsPanelMapped: Bool { connection.viewporter == nil }
+    private var placeholderPool: ShmBufferPool?
+
+    private func attachPlaceholder(_ panel: OpaquePointer) {
+        guard keepsPanelMapped else { return }
+        if placeholderPool == nil {  // a fresh memfd is zeroed: one transparent ARGB pixel
+            placeholderPool = try? ShmBufferPool(shm: connection.shm!, width: 1, height: 1, format: 0, count: 1,
+                                                 generation: 0)
+        }
+        guard let pool = placeholderPool else { return }
+        wl_surface_attach(panel, pool.attach(0), 0, 0)
+        pool.unmarkBusy(0)  // never written again: it may stay attached
+        wl_surface_damage_buffer(panel, 0, 0, 1, 1)
+        wl_subsurface_set_position(panelSubsurface, 0, 0)
     }
 
     /// Shows (or with nil hides — unmaps) the panel: premultiplied ARGB8888 (bytes B, G, R, A),
@@ -537,7 +560,7 @@ public final class WaylandScreen {
         }
         wl_surface_attach(ps, pool.attach(i), 0, 0)
         wl_surface_set_buffer_scale(ps, Int32(layout.scale))
-        wl_surface_damage_buffer(ps, 0, 0, Int32.max, Int32.max)
+        wl_surface_damage_buffer(ps, 0, 0, Int32(width), Int32(height))
         let s = layout.scale
         wl_subsurface_set_position(panelSubsurface, Int32(x / s - surfaceOrigin.x), Int32(y / s - surfaceOrigin.y))
         wl_surface_commit(ps)
@@ -551,7 +574,7 @@ public final class WaylandScreen {
     /// alone and eligible for direct scan-out.
     public func hidePanel() {
         guard let ps = panelSurface, panelMapped, !isLost else { return }
-        wl_surface_attach(ps, nil, 0, 0)
+        if keepsPanelMapped { attachPlaceholder(ps) } else { wl_surface_attach(ps, nil, 0, 0) }
         wl_surface_commit(ps)
         wl_surface_commit(surface)
         flushOrFail()
@@ -691,7 +714,7 @@ public final class WaylandScreen {
         if let v = viewport { wp_viewport_destroy(v); viewport = nil }
         if let s = panelSubsurface { wl_subsurface_destroy(s); panelSubsurface = nil }
         if let s = panelSurface { wl_surface_destroy(s); panelSurface = nil }
-        canvasPool = nil; videoPool = nil; panelPool = nil
+        canvasPool = nil; videoPool = nil; panelPool = nil; placeholderPool = nil
         xdg_toplevel_destroy(toplevel)
         xdg_surface_destroy(xdgSurface)
         wl_surface_destroy(surface)
