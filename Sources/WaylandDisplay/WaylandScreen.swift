@@ -386,10 +386,10 @@ public final class WaylandScreen {
     private var lastBufferSize = (0, 0)
 
     /// Viewport: source = the visible window of a `bufferWidth × bufferHeight` buffer, destination
-    /// = the largest centered rectangle of the configured size.
+    /// = where `SurfaceLayout.place` puts it (1:1 when it fits, else fitted, centered).
     private func placeVideo(bufferWidth: Int, bufferHeight: Int, crop: FrameCrop) {
         let vw = bufferWidth - crop.left - crop.right, vh = bufferHeight - crop.top - crop.bottom
-        guard let fit = layout.fit(width: vw, height: vh) else { return }
+        guard let fit = layout.place(width: vw, height: vh) else { return }
         setGeometry(bufferWidth: bufferWidth, bufferHeight: bufferHeight, destination: (fit.width, fit.height), crop: crop)
         surfaceOrigin = (fit.x, fit.y)
     }

@@ -26,6 +26,18 @@ import Testing
         #expect(tv.fit(width: 0, height: 10) == nil)
     }
 
+    @Test func placementOnTheViewportFollowsTheKMSRule() {
+        let tv = SurfaceLayout(logicalWidth: 1280, logicalHeight: 720, scale: 1)
+        #expect(tv.place(width: 640, height: 360)! == (320, 180, 640, 360))     // fits: 1:1, centered
+        #expect(tv.place(width: 1280, height: 720)! == (0, 0, 1280, 720))       // the asked-for mode
+        #expect(tv.place(width: 1920, height: 1080)! == (0, 0, 1280, 720))      // larger: fitted
+        #expect(tv.place(width: 2560, height: 1080)! == (0, 90, 1280, 540))
+        let hidpi = SurfaceLayout(logicalWidth: 1280, logicalHeight: 720, scale: 2)   // 2560×1440 pixels
+        #expect(hidpi.place(width: 1920, height: 1080)! == (160, 90, 960, 540))  // 1:1 in pixels
+        #expect(hidpi.place(width: 2560, height: 1440)! == (0, 0, 1280, 720))
+        #expect(tv.place(width: 0, height: 1) == nil)
+    }
+
     @Test func bufferPlacementIsOneToOneWhenItFits() {
         let tv = SurfaceLayout(logicalWidth: 1280, logicalHeight: 720, scale: 1)
         #expect(tv.bufferPlacement(width: 640, height: 360)! == (320, 180, 640, 360))

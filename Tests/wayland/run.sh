@@ -126,7 +126,7 @@ start_sway() {  # start_sway NAME WxH
 }
 start_weston() {  # start_weston NAME WxH (as root when root: it has no root check, and no seat)
   xdg="/tmp/pf-wl-$(id -u)-$1"; rm -rf "$xdg"; install -d -m 700 "$xdg"
-  XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so --use-pixman --width="${2%x*}" --height="${2#*x}" \
+  XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so --use-pixman --idle-time=0 --width="${2%x*}" --height="${2#*x}" \
     --socket=wayland-pf --debug --no-config --log="$out/$1.log" > "$out/$1.stdout" 2>&1 &
   pid=$!
   wait_socket "$1"

@@ -50,6 +50,18 @@ public struct SurfaceLayout: Sendable, Equatable {
         return ((logicalWidth - w) / 2, (logicalHeight - h) / 2, w, h)
     }
 
+    /// Where a `width` × `height` picture goes on the surface, in logical units, when the
+    /// compositor can scale it (`wp_viewporter`): the KMS rule (`PlaneGeometry`) — 1:1 in pixels
+    /// and centered when it fits the buffer, else as large as fits keeping its aspect (`fit`). A
+    /// host asked for the screen's mode sends exactly that size; a smaller one (a host that
+    /// refused the mode, a file) is not blown up. nil for empty sizes.
+    public func place(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard width > 0, height > 0, logicalWidth > 0, logicalHeight > 0 else { return nil }
+        guard width <= bufferWidth, height <= bufferHeight else { return fit(width: width, height: height) }
+        let w = max(1, width / scale), h = max(1, height / scale)
+        return ((logicalWidth - w) / 2, (logicalHeight - h) / 2, w, h)
+    }
+
     /// Where a `width` × `height` picture goes in a full-size *buffer* when nothing scales it
     /// (no viewporter): 1:1 and centered when it fits, else scaled down keeping its aspect (the
     /// KMS rule, `PlaneGeometry`). nil for empty sizes.
