@@ -76,6 +76,9 @@ public protocol Screen: AnyObject {
 
     // MARK: A stream on glass
 
+    /// The screen's own counters for the per-second JSON stats line, as one JSON object member
+    /// (`"display":{…}`); nil when it keeps none there (KMS: its flip log). Presenting thread.
+    var statsMember: String? { get }
     /// The host's HDR static metadata for the next commits (nil: SDR).
     func setHDRMetadata(_ metadata: HDRStaticMetadata?)
     /// Presents a stream from `first` until `steps` says `.end`, a quit signal, or the screen is
@@ -93,6 +96,7 @@ public protocol Screen: AnyObject {
 
 extension Screen {
     public var keyboardsAndMiceAreTheScreens: Bool { false }
+    public var statsMember: String? { nil }
 }
 
 /// What a stream source yields on each call of the present loop.

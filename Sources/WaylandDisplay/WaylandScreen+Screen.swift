@@ -67,7 +67,11 @@ extension WaylandScreen: Screen {
             throw ScreenError.lost("the Wayland connection is gone")
         }
         setStreaming(true)
-        defer { setStreaming(false) }
+        reportStart()
+        defer {
+            setStreaming(false)
+            reportSummary()
+        }
         let intervalNs = UInt64(1_000_000_000 / (presentation.fps > 0 ? presentation.fps : 60))
         var start: UInt64?
         var produced: UInt64 = 0

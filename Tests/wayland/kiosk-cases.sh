@@ -13,7 +13,7 @@ kiosk_seconds=10
 if start_sway kiosk-sway 1280x720; then
   on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-demo.stdout" 2> "$out/kiosk-sway-demo.stderr" &
   k=$!
-  wait_for "$out/kiosk-sway-demo.stdout" '"second"' 30
+  wait_for "$out/kiosk-sway-demo.stderr" "{\"wayland\"" 30   # the stream's start-up line
   sleep 2
   on grim - > "$out/kiosk-sway-demo.png" 2>> "$out/grim.log"
   wait $k; rc=$?
@@ -27,7 +27,7 @@ if start_weston kiosk-weston 1280x720; then
   XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" XDG_CONFIG_HOME="$xdg/config" "$KIOSK" demo --display wayland \
     --seconds $kiosk_seconds > "$out/kiosk-weston-demo.stdout" 2> "$out/kiosk-weston-demo.stderr" &
   k=$!
-  wait_for "$out/kiosk-weston-demo.stdout" '"second"' 30
+  wait_for "$out/kiosk-weston-demo.stderr" "{\"wayland\"" 30
   WESTON_TRIES=3 weston_shot "$out/kiosk-weston-demo.png" demo "$fixture"
   wait $k; rc=$?
   judge "weston: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-weston-demo.png" "$fixture"

@@ -63,6 +63,9 @@ public final class KioskRunner {
     var panelTrace: (name: String, generation: UInt64?)?
     /// Where the mouse pointer is drawn, panel pixels (nil: hidden — the pad or keyboard was used last).
     var pointerAt: (x: Int, y: Int)?
+    /// The screen's own counters (`Screen.statsMember`), copied on this thread while a stream
+    /// presents, for the pump thread's per-second stats line.
+    let screenStats = ScreenStatsBox()
     /// How long a toast stays over the stream, ns.
     static let toastNs: UInt64 = 4_000_000_000
 
@@ -309,6 +312,8 @@ public final class KioskRunner {
         }) : nil)
         let audio = makeAudio()
         let live = LiveStats(audio: audio)
+        let screenStats = self.screenStats
+        screenStats.text = nil
         let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && screen == nil)
         let probeKbps = configuration.probeKbps
         let dump = configuration.dumpAccessUnits
@@ -354,6 +359,10 @@ public final class KioskRunner {
                     if let a = audio?.stats, line.hasSuffix("}") {
                         line.removeLast()
                         line += ",\"audio\":{\(a.jsonMembers)}}"
+                    }
+                    if let d = screenStats.text, line.hasSuffix("}") {
+                        line.removeLast()
+                        line += ",\(d)}"
                     }
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
@@ -567,7 +576,13 @@ public final class KioskRunner {
         // Every pass: what other threads posted reaches the machine (a person's input, the
         // session's progress), and the panel over the stream follows the state (a toast expires).
         updatePanel()
+        var statsCopiedNs: UInt64 = 0
         presentation.onPass = { [unowned self] in
+            let now = MonotonicClock.nowNs()
+            if now &- statsCopiedNs >= 500_000_000 {
+                statsCopiedNs = now
+                self.screenStats.text = screen.statsMember
+            }
             if !isFile, self.hasNews {
                 self.feedQueued()
                 self.updatePanel()
@@ -766,4 +781,15 @@ public struct HostListInbox: Sendable {
     let events: EventQueue
 
     public func post(_ hosts: [HostEntry]) { events.post(.hostsChanged(hosts)) }
+}
+
+/// One JSON member handed from the presenting thread to the pump thread's stats line.
+final class ScreenStatsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
+
+    var text: String? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
 }
