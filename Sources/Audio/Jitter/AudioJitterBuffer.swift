@@ -107,6 +107,13 @@ public struct AudioJitterBuffer<Payload> {
     public var waitingPeriods: Int { waited }
     /// Playout has started.
     public var isPlaying: Bool { started }
+    /// Audio held without a gap from the next packet to play, ns: what the output may take at
+    /// once (the look-ahead of `TimeStretch`) without waiting for anything.
+    public var contiguousNs: Int64 {
+        var n: Int64 = 0
+        while n < Int64(configuration.capacity) && isBuffered(nextExt + n) { n += 1 }
+        return n * frameNs
+    }
 
     // MARK: events
 

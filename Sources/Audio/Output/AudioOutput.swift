@@ -394,8 +394,8 @@ private final class Sink {
             FrameStretch.fade(playout.fade, out, frames: frames, channels: channels)
             stretch.push(UnsafeBufferPointer(out), frames: frames, stretch: playout.stretchFrames)
         }
-        // Look-ahead for a removal may come only from packets already queued.
-        let queuedFrames = Int(jitter.stats.queuedNs * Int64(rate) / 1_000_000_000)
+        // Look-ahead for a removal may come only from packets already here, without a gap.
+        let queuedFrames = Int(jitter.contiguousNs * Int64(rate) / 1_000_000_000)
         return stretched.withUnsafeMutableBufferPointer { stretch.pull(into: $0, lookaheadFrames: queuedFrames) }
     }
 
