@@ -12,7 +12,8 @@
 ///   `nowNs` is when that period will start playing at the DAC, less a constant (e.g. the pull
 ///   time plus `snd_pcm_delay`); the buffer measures its delay on that clock, so the DAC's rate,
 ///   not the host's, decides the drift it corrects. Act on the step (decode / PLC / silence),
-///   then apply `stretchFrames` and `fade` to the period's PCM (`FrameStretch`).
+///   then apply `fade` to the period's PCM (`FrameStretch.fade`) and hand it with `stretchFrames`
+///   to a `TimeStretch`, which drops or repeats them in whole pitch periods.
 ///
 /// `Payload` is what the decoder needs to produce a packet's audio: an index into caller-owned
 /// packet storage, decoded PCM, … A stored payload is handed back exactly once (in `.play` or,

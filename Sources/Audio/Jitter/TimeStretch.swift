@@ -25,18 +25,21 @@
 /// With `s` = the start of pending, `x` the frames around it, `W` = `window`, `P` a lag in
 /// `[minLag, maxLag]`:
 /// - accelerate (debt ≤ −`minLag`): `c(P) = ⟨x[s..<s+W], x[s+P..<s+P+W]⟩ / √(‖·‖²‖·‖²)` summed over
-///   all channels (the stereo image is judged as one), best P ≤ |debt| that fits in pending; if
-///   c ≥ `correlationThreshold` (NetEq's 0.9): pending becomes
+///   all channels (the stereo image is judged as one), for every P that fits in pending; P = the
+///   shortest peak of c (better than both neighbours) within `peakTolerance` of the best peak — the
+///   pitch period or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's
+///   0.9) and P ≤ |debt| (never more than asked; a longer P waits for the debt): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
-/// - expand (debt ≥ `minLag`): the same with `x[s−P..<s−P+W]` from history: pending becomes
+/// - expand (debt ≥ `minLag`): the same with `x[s−P..<s−P+W]` (history), P ≤ debt: pending becomes
 ///   `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
 /// - correlation too low: left alone; the debt waits for a better moment, but never grows past
 ///   `fallbackFrames`: beyond that the excess is spliced as before (so latency cannot run away on
 ///   audio without a pitch, such as noise).
-/// At most one correlation search per pull: `(maxLag − minLag + 1) × 2 × W × channels`
-/// multiply-adds (dot product and energy per lag), SIMD.
+/// At most one correlation search per pull: `(maxLag − minLag + 2) × 2 × W × channels`
+/// multiply-adds (dot product and energy per lag), SIMD — 33 µs at 48 kHz stereo on the build box
+/// (docs/PERFORMANCE.md "Catch-up without a pitch shift").
 public struct TimeStretch {
     /// What the stretcher did, frames and events since init.
     public struct Counters: Sendable, Equatable {
