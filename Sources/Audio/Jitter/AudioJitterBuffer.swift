@@ -12,7 +12,8 @@
 ///   `nowNs` is when that period will start playing at the DAC, less a constant (e.g. the pull
 ///   time plus `snd_pcm_delay`); the buffer measures its delay on that clock, so the DAC's rate,
 ///   not the host's, decides the drift it corrects. Act on the step (decode / PLC / silence),
-///   then apply `stretchFrames` and `fade` to the period's PCM (`FrameStretch`).
+///   then apply `fade` to the period's PCM (`FrameStretch.fade`) and hand it with `stretchFrames`
+///   to a `TimeStretch`, which drops or repeats them in whole pitch periods.
 ///
 /// `Payload` is what the decoder needs to produce a packet's audio: an index into caller-owned
 /// packet storage, decoded PCM, … A stored payload is handed back exactly once (in `.play` or,
@@ -107,6 +108,13 @@ public struct AudioJitterBuffer<Payload> {
     public var waitingPeriods: Int { waited }
     /// Playout has started.
     public var isPlaying: Bool { started }
+    /// Audio held without a gap from the next packet to play, ns: what the output may take at
+    /// once (the look-ahead of `TimeStretch`) without waiting for anything.
+    public var contiguousNs: Int64 {
+        var n: Int64 = 0
+        while n < Int64(configuration.capacity) && isBuffered(nextExt + n) { n += 1 }
+        return n * frameNs
+    }
 
     // MARK: events
 

@@ -3,7 +3,8 @@ public struct Playout<Payload> {
     public var step: PlayoutStep<Payload>
     /// Frames (per channel) to remove (< 0) or repeat (> 0) in this period's PCM to hold the
     /// buffer at its target against clock drift and target changes; apply with
-    /// `FrameStretch.apply`. The period then lasts `frameSamples + stretchFrames` frames.
+    /// `TimeStretch` (whole pitch periods, once enough is owed; `FrameStretch.apply` splices them
+    /// into this period instead).
     public var stretchFrames: Int
     /// A gain ramp over this period's PCM: `.out` on the last concealment frame before the
     /// output goes quiet, `.in` on the first real frame after it (`FrameStretch.fade`).

@@ -5,7 +5,7 @@
 ///
 /// Audio can be made later, never earlier than its jitter buffer needs: when audio is early by
 /// more than `deadbandNs`, the jitter buffer's delay floor rises by the difference (the buffer
-/// then walks its delay up without a click, `FrameStretch`); when audio is late and a floor is
+/// then walks its delay up without a click or a pitch change, `TimeStretch`); when audio is late and a floor is
 /// set, the floor comes down. At most `stepNs` per update so a noisy video figure cannot swing
 /// the audio. Pure.
 public struct AVSyncControl: Sendable, Equatable {

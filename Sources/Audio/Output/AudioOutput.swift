@@ -136,8 +136,14 @@ private final class Sink {
     var primaryLength: [Int]
     var previousLength: [Int]
     let mask: Int
-    /// One period's PCM: decoded (wire order) and routed, as Float; the device-format bytes.
+    /// One period's PCM: decoded (wire order); after the time stretch (what plays now); routed,
+    /// as Float; the device-format bytes.
     var decoded: [Float]
+    var stretched: [Float]
+    /// Pitch-preserving drops and repeats (`Playout.stretchFrames`), holding look-ahead frames.
+    var stretch: TimeStretch
+    /// Frames the last render handed out (fewer than a period: the next one is wanted at once).
+    var lastEmitted = Int.max
     var routed: [Float]
     var outBytes: [UInt8]
     /// Device-format frames of the current period not yet written, from `pendingOffset`.
@@ -175,8 +181,10 @@ private final class Sink {
         store = .allocate(byteCount: c.capacity * owner.inbox.slotBytes, alignment: 16)
         primaryLength = [Int](repeating: 0, count: c.capacity)
         previousLength = [Int](repeating: 0, count: c.capacity)
-        let maxFrames = decoder.maxFramesPerPacket + c.maxStretchFrames
-        decoded = [Float](repeating: 0, count: maxFrames * channels)
+        stretch = TimeStretch(channels: channels, sampleRate: rate, maxPushFrames: decoder.maxFramesPerPacket)
+        let maxFrames = stretch.maxPullFrames
+        decoded = [Float](repeating: 0, count: decoder.maxFramesPerPacket * channels)
+        stretched = [Float](repeating: 0, count: maxFrames * channels)
         routed = [Float](repeating: 0, count: maxFrames * channels)
         outBytes = [UInt8](repeating: 0, count: max(maxFrames, settings.periodFrames * settings.maxPeriods) * channels * 4)
         periods = settings.periods
@@ -288,6 +296,7 @@ private final class Sink {
         pcm = nil
         stats.open = false
         pendingFrames = 0
+        stretch.reset()
         reopenAtNs = reopenNow ? 0 : MonotonicClock.nowNs() + backoffNs
         publish(force: true)
     }
@@ -316,14 +325,19 @@ private final class Sink {
         let delay = device.delayFrames()
         if delay < 0 { return deviceError(delay, during: "snd_pcm_delay") }
         let wakeNs = MonotonicClock.nowNs()
-        // Lateness: how far the queue had drained below "buffer − period" when we got here.
-        let late = Int64(max(0, device.bufferFrames - device.periodFrames - delay)) * 1_000_000_000 / Int64(rate)
-        stats.wakeLateMaxNs = max(stats.wakeLateMaxNs, late)
-        stats.wakeLateMaxRunNs = max(stats.wakeLateMaxRunNs, late)
+        // Lateness: how far the queue had drained below "buffer − period" when we got here (not
+        // after a short write: the stretcher asked for the next period at once).
+        if lastEmitted >= device.periodFrames {
+            let late = Int64(max(0, device.bufferFrames - device.periodFrames - delay)) * 1_000_000_000 / Int64(rate)
+            stats.wakeLateMaxNs = max(stats.wakeLateMaxNs, late)
+            stats.wakeLateMaxRunNs = max(stats.wakeLateMaxRunNs, late)
+        }
         stats.deviceDelayNs = Int64(delay) * 1_000_000_000 / Int64(rate)
         intake()
-        let playAtNs = wakeNs + UInt64(stats.deviceDelayNs)
+        // The next period plays after the device's queue and the frames the stretcher holds.
+        let playAtNs = wakeNs + UInt64(stats.deviceDelayNs) + UInt64(stretch.heldFrames) * 1_000_000_000 / UInt64(rate)
         let frames = render(jitter.pollPlayout(nowNs: playAtNs), playAtNs: playAtNs)
+        lastEmitted = frames
         encode(frames: frames, device: device)
         stats.periods += 1
         _ = writePending(device)
@@ -359,7 +373,9 @@ private final class Sink {
         }
     }
 
-    /// Produces one period's PCM into `decoded` (wire order). - Returns: its frame count.
+    /// Produces one period's PCM into `decoded` (wire order), passes it through the time stretch
+    /// and leaves what plays now in `stretched`. - Returns: that frame count (0: the stretcher
+    /// holds look-ahead and wants the next period at once).
     func render(_ playout: Playout<Int>, playAtNs: UInt64) -> Int {
         var frames = 0
         decoded.withUnsafeMutableBufferPointer { out in
@@ -375,12 +391,12 @@ private final class Sink {
                 frames = frameSamples
                 out.baseAddress!.update(repeating: 0, count: frames * channels)
             }
-            if playout.stretchFrames != 0, frames >= 2 * abs(playout.stretchFrames) + 2 {
-                frames = FrameStretch.apply(playout.stretchFrames, to: out, frames: frames, channels: channels)
-            }
             FrameStretch.fade(playout.fade, out, frames: frames, channels: channels)
+            stretch.push(UnsafeBufferPointer(out), frames: frames, stretch: playout.stretchFrames)
         }
-        return frames
+        // Look-ahead for a removal may come only from packets already here, without a gap.
+        let queuedFrames = Int(jitter.contiguousNs * Int64(rate) / 1_000_000_000)
+        return stretched.withUnsafeMutableBufferPointer { stretch.pull(into: $0, lookaheadFrames: queuedFrames) }
     }
 
     func decodeSlot(_ slot: Int, previous: Bool, into out: UnsafeMutableBufferPointer<Float>) -> Int {
@@ -419,11 +435,11 @@ private final class Sink {
         }
     }
 
-    /// Routes `frames` of `decoded` into the device's channel order and sample format.
+    /// Routes `frames` of `stretched` into the device's channel order and sample format.
     func encode(frames: Int, device: AlsaPCM) {
         let routing = device.routing
         let channels = channels
-        decoded.withUnsafeBufferPointer { wire in
+        stretched.withUnsafeBufferPointer { wire in
             routed.withUnsafeMutableBufferPointer { out in routing.route(wire, into: out, frames: frames, channels: channels) }
         }
         let samples = frames * channels

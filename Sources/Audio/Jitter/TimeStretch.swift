@@ -1,0 +1,312 @@
+/// Pitch-preserving time-scale modification of the playout (issue 22): the PCM side of
+/// `Playout.stretchFrames`, replacing a per-period splice of 1–2 frames (`FrameStretch`, which
+/// plays the sound 0.83 % fast while it catches up) by WebRTC NetEq's way: remove ("accelerate")
+/// or insert ("preemptive expand") *whole periods of the dominant pitch*, found by normalised
+/// cross-correlation, with an overlap-add across the seam, so the waveform's period — the pitch —
+/// never changes. Pure, in place over preallocated storage, no allocation after init.
+///
+/// Driving it, once per output period (one owner):
+/// 1. `push` the period's PCM (decoded, concealed or silence, faded) with the jitter buffer's
+///    `stretchFrames`: they are added to `debt` (frames still to drop, < 0, or repeat, > 0). How
+///    much to drop or repeat stays the jitter buffer's decision; this type decides *where* and in
+///    what units.
+/// 2. `pull` what may be played now. It may hold frames back (`heldFrames`, at most
+///    `maxLag + window`) as look-ahead for a removal, only as far as the caller says more audio
+///    is at hand (`lookaheadFrames`: packets already queued in the jitter buffer); a pull that
+///    returns 0 frames asks for the next period at once. Held frames are still to play: the
+///    caller adds them to the time it passes to `pollPlayout` (the next period starts after them),
+///    so the buffer's delay measure stays the delay at the DAC.
+///
+/// Layout of `store` (frames, interleaved `channels`): `[history | pending | free]` with pending
+/// starting at `historyCapacity`; history = the last frames handed out (at most `maxLag +
+/// window`), pending = pushed, not yet handed out. Every seam is at the start of pending (right
+/// after the last frame played), so the crossfade starts from the sample the listener just heard.
+///
+/// With `s` = the start of pending, `x` the frames around it, `W` = `window`, `P` a lag in
+/// `[minLag, maxLag]`:
+/// - accelerate (debt ≤ −`minLag`): `c(P) = ⟨x[s..<s+W], x[s+P..<s+P+W]⟩ / √(‖·‖²‖·‖²)` summed over
+///   all channels (the stereo image is judged as one), for every P that fits in pending; P = the
+///   shortest peak of c (better than both neighbours) within `peakTolerance` of the best peak — the
+///   pitch period or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's
+///   0.9) and P ≤ |debt| (never more than asked; a longer P waits for the debt): pending becomes
+///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
+/// - expand (debt ≥ `minLag`): the same with `x[s−P..<s−P+W]` (history), P ≤ debt: pending becomes
+///   `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
+/// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
+///   does (inaudible there);
+/// - correlation too low: left alone; the debt waits for a better moment, but never grows past
+///   `fallbackFrames`: beyond that the excess is spliced as before (so latency cannot run away on
+///   audio without a pitch, such as noise).
+/// At most one correlation search per pull: `(maxLag − minLag + 2) × 2 × W × channels`
+/// multiply-adds (dot product and energy per lag), SIMD — 33 µs at 48 kHz stereo on the build box
+/// (docs/PERFORMANCE.md "Catch-up without a pitch shift").
+public struct TimeStretch {
+    /// What the stretcher did, frames and events since init.
+    public struct Counters: Sendable, Equatable {
+        /// Whole pitch periods removed / inserted (events, frames).
+        public var accelerations = 0
+        public var expansions = 0
+        public var removedFrames = 0
+        public var insertedFrames = 0
+        /// Frames dropped / repeated by a plain splice: in near-silence, or past `fallbackFrames`.
+        public var silenceSplicedFrames = 0
+        public var fallbackSplicedFrames = 0
+        /// Correlation searches, and those that found no lag above the threshold (left alone).
+        public var searches = 0
+        public var lowCorrelation = 0
+        public init() {}
+    }
+
+    public let channels: Int
+    /// Shortest / longest lag tried, frames: 2.5 / 15 ms (NetEq's 10…60 at 4 kHz).
+    public let minLag: Int
+    public let maxLag: Int
+    /// Correlation window and crossfade length, frames: 2.5 ms.
+    public let window: Int
+    /// Largest debt left waiting for a good seam, frames (`maxLag`); the excess is spliced.
+    public let fallbackFrames: Int
+    /// Largest period pushed, frames.
+    public let maxPushFrames: Int
+    /// Normalised correlation a seam needs: 0.9 (NetEq `kCorrelationThreshold`, 14746 in Q14).
+    public var correlationThreshold: Float = 0.9
+    /// Pending audio quieter than this RMS (full scale 1) is spliced like silence: −54 dBFS.
+    public var silenceRMS: Float = 0.002
+
+    /// Frames still to drop (< 0) or repeat (> 0): commanded by the jitter buffer, not yet done.
+    public private(set) var debt = 0
+    public private(set) var counters = Counters()
+    /// Pushed frames not yet handed out by `pull` (look-ahead held for a seam, or none).
+    public var heldFrames: Int { pending }
+    /// Where the last pull's seam is in the frames it returned: offset and length (the crossfade
+    /// of a pitch seam, or the spliced region); nil when it had none.
+    public private(set) var lastSeam: (offset: Int, length: Int)?
+    /// The largest `pull` can return: held look-ahead + one period + an inserted period.
+    public var maxPullFrames: Int { maxLag + 1 + window + maxPushFrames + maxLag }
+    /// The best correlation of the last search (diagnostics).
+    public private(set) var lastCorrelation: Float = 0
+
+    let historyCapacity: Int
+    var store: [Float]
+    var scratch: [Float]
+    /// Correlation per lag of the last search.
+    var correlation: [Float]
+    var history = 0
+    var pending = 0
+
+    /// - Precondition: `channels > 0`, `sampleRate ≥ 8000`, `maxPushFrames > 0`.
+    public init(channels: Int, sampleRate: Int = 48_000, maxPushFrames: Int) {
+        precondition(channels > 0 && sampleRate >= 8_000 && maxPushFrames > 0)
+        self.channels = channels
+        minLag = sampleRate / 400
+        maxLag = sampleRate * 15 / 1000
+        window = sampleRate / 400
+        fallbackFrames = maxLag
+        self.maxPushFrames = maxPushFrames
+        historyCapacity = maxLag + 1 + window
+        let pull = maxLag + 1 + window + maxPushFrames + maxLag
+        store = [Float](repeating: 0, count: (historyCapacity + pull + maxPushFrames) * channels)
+        scratch = [Float](repeating: 0, count: pull * channels)
+        correlation = [Float](repeating: 0, count: maxLag + 2)
+    }
+
+    /// Forgets held audio, history and debt (a stream restart or a device reopen).
+    public mutating func reset() {
+        history = 0
+        pending = 0
+        debt = 0
+        lastSeam = nil
+    }
+
+    /// Appends one period of PCM and adds the jitter buffer's `stretch` to the debt.
+    /// - Precondition: `frames ≤ maxPushFrames`, `pcm.count ≥ frames × channels`.
+    public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int) {
+        precondition(frames >= 0 && frames <= maxPushFrames && pcm.count >= frames * channels, "TimeStretch: period too large")
+        let at = (historyCapacity + pending) * channels
+        store.withUnsafeMutableBufferPointer { s in
+            (s.baseAddress! + at).update(from: pcm.baseAddress!, count: frames * channels)
+        }
+        pending += frames
+        debt += stretch
+    }
+
+    /// Performs at most one seam on the pending audio and hands out what may play now.
+    /// - Parameters:
+    ///   - out: receives the frames (interleaved); needs `maxPullFrames × channels`.
+    ///   - lookaheadFrames: audio the caller can push right away (queued packets), which allows
+    ///     holding frames back for a removal; 0 = hold nothing.
+    /// - Returns: frames written to `out` (0: push the next period now, then pull again).
+    public mutating func pull(into out: UnsafeMutableBufferPointer<Float>, lookaheadFrames: Int = 0) -> Int {
+        lastSeam = nil
+        guard pending > 0 else { return 0 }
+        var keep = 0
+        if debt != 0 && isSilent() {
+            splice(debt, silence: true)
+        } else if debt <= -minLag {
+            // Look-ahead for the lag search up to |debt| + 1 (a peak needs its right neighbour).
+            let want = min(maxLag + 1, -debt + 1) + window
+            if pending < want && want - pending <= lookaheadFrames { return 0 }  // gather look-ahead first
+            let upper = min(maxLag + 1, pending - window)
+            if upper > minLag, let lag = search(lags: minLag...upper, forward: true), lag <= -debt {
+                accelerate(lag)
+            }
+            if debt <= -minLag && lookaheadFrames > 0 { keep = min(pending, want) }
+        } else if debt >= minLag {
+            let upper = min(maxLag + 1, history)
+            if upper > minLag && pending >= window, let lag = search(lags: minLag...upper, forward: false), lag <= debt {
+                expand(lag)
+            }
+        }
+        if abs(debt) > fallbackFrames {
+            splice(debt > 0 ? debt - fallbackFrames : debt + fallbackFrames, silence: false)
+        }
+        let count = pending - min(keep, pending)  // a fallback splice may have shortened pending
+        precondition(out.count >= count * channels, "TimeStretch: output buffer too small")
+        store.withUnsafeBufferPointer { s in
+            out.baseAddress!.update(from: s.baseAddress! + historyCapacity * channels, count: count * channels)
+        }
+        handOut(count)
+        return count
+    }
+
+    // MARK: internals
+
+    /// The first `count` pending frames were handed out: they become the newest history, and
+    /// pending moves back to start at `historyCapacity` (the layout's invariant).
+    mutating func handOut(_ count: Int) {
+        guard count > 0 else { return }
+        let h = historyCapacity, c = channels
+        let keepHistory = min(h, history + count)
+        store.withUnsafeMutableBufferPointer { s in
+            let base = s.baseAddress!
+            // The new history is the frames just before index h + count; shift everything left by `count`.
+            let from = h + count - keepHistory
+            let move = keepHistory + (pending - count)
+            (base + (h - keepHistory) * c).update(from: base + from * c, count: move * c)  // memmove
+        }
+        history = keepHistory
+        pending -= count
+    }
+
+    func isSilent() -> Bool {
+        let n = pending * channels
+        let e = store.withUnsafeBufferPointer { s in Self.dot(s.baseAddress! + historyCapacity * channels, s.baseAddress! + historyCapacity * channels, n) }
+        return e <= silenceRMS * silenceRMS * Float(n)
+    }
+
+    /// The pitch lag at the seam: normalised cross-correlation of the window at the seam with the
+    /// window `lag` frames ahead (`forward`) or back, for every lag in `lags`; among its peaks
+    /// (a lag better than both neighbours, so the range's ends never count) at or above the
+    /// threshold, the shortest within `peakTolerance` of the best — the true period or its
+    /// smallest good multiple, not a lag on the slope of a longer one.
+    /// - Returns: that lag, or nil when no peak reaches the threshold.
+    mutating func search(lags: ClosedRange<Int>, forward: Bool) -> Int? {
+        counters.searches += 1
+        let c = channels, n = window * channels
+        let first = lags.lowerBound
+        store.withUnsafeBufferPointer { s in
+            correlation.withUnsafeMutableBufferPointer { r in
+                let a = s.baseAddress! + historyCapacity * c
+                let ea = Self.dot(a, a, n)
+                for lag in lags {
+                    let b = forward ? a + lag * c : a - lag * c
+                    let eb = Self.dot(b, b, n)
+                    r[lag - first] = ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
+                }
+            }
+        }
+        var best: Float = -1
+        for i in 1..<(lags.count - 1) where correlation[i] > correlation[i - 1] && correlation[i] >= correlation[i + 1] {
+            best = max(best, correlation[i])
+        }
+        lastCorrelation = best
+        guard best >= correlationThreshold else {
+            counters.lowCorrelation += 1
+            return nil
+        }
+        for i in 1..<(lags.count - 1) where correlation[i] > correlation[i - 1] && correlation[i] >= correlation[i + 1]
+            && correlation[i] >= best - Self.peakTolerance {
+            return first + i
+        }
+        return nil
+    }
+
+    /// How far below the best peak a shorter lag's peak may be and still be taken.
+    static let peakTolerance: Float = 0.005
+
+    /// Removes `lag` frames at the seam: `xfade(x[s+j] → x[s+lag+j]) ‖ x[s+lag+W...]`.
+    mutating func accelerate(_ lag: Int) {
+        let c = channels, w = window, h = historyCapacity
+        store.withUnsafeMutableBufferPointer { s in
+            let x = s.baseAddress! + h * c
+            for j in 0..<w {
+                let t = Float(j + 1) / Float(w + 1)
+                for k in 0..<c { x[j * c + k] = x[j * c + k] * (1 - t) + x[(lag + j) * c + k] * t }
+            }
+            (x + w * c).update(from: x + (lag + w) * c, count: (pending - lag - w) * c)  // memmove
+        }
+        pending -= lag
+        debt += lag
+        counters.accelerations += 1
+        counters.removedFrames += lag
+        lastSeam = (0, w)
+    }
+
+    /// Inserts `lag` frames at the seam: `xfade(x[s+j] → x[s−lag+j]) ‖ x[s−lag+W..<s] ‖ x[s...]`.
+    mutating func expand(_ lag: Int) {
+        let c = channels, w = window, h = historyCapacity, p = pending
+        store.withUnsafeMutableBufferPointer { s in
+            scratch.withUnsafeMutableBufferPointer { t in
+                let x = s.baseAddress! + h * c, y = t.baseAddress!
+                for j in 0..<w {
+                    let g = Float(j + 1) / Float(w + 1)
+                    for k in 0..<c { y[j * c + k] = x[j * c + k] * (1 - g) + x[(j - lag) * c + k] * g }
+                }
+                // x[s−lag+W ..< s+p]: the repeated stretch, then everything pending (may overlap the crossfade's source)
+                (y + w * c).update(from: x + (w - lag) * c, count: (lag - w + p) * c)
+                x.update(from: y, count: (p + lag) * c)
+            }
+        }
+        pending += lag
+        debt -= lag
+        counters.expansions += 1
+        counters.insertedFrames += lag
+        lastSeam = (0, w)
+    }
+
+    /// A plain splice of `frames` (< 0 drop, > 0 repeat) over the pending audio (`FrameStretch`),
+    /// as much as fits.
+    mutating func splice(_ frames: Int, silence: Bool) {
+        let limit = (pending - 2) / 2
+        let d = max(-limit, min(limit, frames))
+        guard d != 0 else { return }
+        let c = channels, h = historyCapacity, p = pending
+        let n = store.withUnsafeMutableBufferPointer { s in
+            FrameStretch.apply(d, to: UnsafeMutableBufferPointer(rebasing: s[(h * c)...]), frames: p, channels: c)
+        }
+        let fade = min(FrameStretch.crossFadeFrames, p - 2 * abs(d))
+        lastSeam = (max(abs(d), (p - abs(d) - fade) / 2), fade)
+        pending = n
+        debt -= d
+        if silence { counters.silenceSplicedFrames += abs(d) } else { counters.fallbackSplicedFrames += abs(d) }
+    }
+
+    /// Σ a[i]·b[i] over `n` floats, eight at a time.
+    @inline(__always)
+    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
+        var acc = SIMD8<Float>()
+        var i = 0
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        while i + 8 <= n {
+            acc += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self) * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+            i += 8
+        }
+        var sum = acc.sum()
+        while i < n {
+            sum += a[i] * b[i]
+            i += 1
+        }
+        return sum
+    }
+}
+
+extension TimeStretch: Sendable {}
