@@ -27,6 +27,8 @@ enum CECFuzz {
                 case .keyPressed(let key):
                     precondition(down == nil, "a press while \(down!) is held")
                     down = key
+                case .keyRepeated(let key):
+                    precondition(down == key, "a repeat of \(key) that is not held")
                 case .keyReleased(let key, _):
                     precondition(down == key, "a release of \(key) that is not held")
                     down = nil

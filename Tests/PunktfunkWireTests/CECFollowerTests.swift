@@ -132,7 +132,7 @@ import Testing
             f.handleTimeout(now: t * Self.ms)
             f.handle(CECMessageTests.bytes("04:44:02"), now: t * Self.ms)
         }
-        #expect(Self.drain(&f) == [.keyPressed(2)])
+        #expect(Self.drain(&f) == [.keyPressed(2), .keyRepeated(2), .keyRepeated(2), .keyRepeated(2)])
         f.handleTimeout(now: 1949 * Self.ms)
         #expect(Self.drain(&f).isEmpty)
         f.handleTimeout(now: 1950 * Self.ms)

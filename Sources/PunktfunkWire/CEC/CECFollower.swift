@@ -11,7 +11,7 @@
 ///
 /// Remote keys (CEC 13.13, "User Control"): a <User Control Pressed> is a press; the initiator
 /// repeats it every 200–500 ms while the key is held (CEC 13.13.3), so a repeat of the held
-/// command only refreshes the hold; another command first releases the held one; a
+/// command refreshes the hold (`keyRepeated`); another command first releases the held one; a
 /// <User Control Released> releases it; and when neither a repeat nor a release arrives within
 /// `releaseTimeoutNs` (550 ms: past the longest repetition time, the follower safety timeout of
 /// CEC 2.0 §13.13.3) the key releases itself. Nothing is ever left held.
@@ -45,6 +45,8 @@ public struct CECFollower: Sendable {
         case transmit(CECFrame)
         /// A remote key (a [UI Command]) went down.
         case keyPressed(UInt8)
+        /// The held key's press came again: the remote repeats it while the key is held.
+        case keyRepeated(UInt8)
         /// The held key went up; `timedOut`: its release never came (auto-release).
         case keyReleased(UInt8, timedOut: Bool)
         /// The TV (or anyone) put the bus to standby.
@@ -105,7 +107,11 @@ public struct CECFollower: Sendable {
         case .userControlPressed(let command, _):
             counters.keys += 1
             if let h = held {
-                if h.command == command { held = (command, now); return }   // a repeat
+                if h.command == command {   // a repeat: the key is still held
+                    held = (command, now)
+                    actions.append(.keyRepeated(command))
+                    return
+                }
                 actions.append(.keyReleased(h.command, timedOut: false))
             }
             held = (command, now)
