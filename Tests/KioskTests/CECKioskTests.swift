@@ -49,9 +49,10 @@ import PunktfunkSession
         var box = Box()
         box.streaming()
         #expect(box.send(.tvStandby) == [.stopStream(job: 1)])
-        #expect(box.phase == .choosingHost(focus: "living-room"))
-        #expect(box.machine.state.notice == "The TV went to standby, so the stream ended.")
+        #expect(box.phase == .error(sentence: "The TV went to standby, so the stream ended.", retry: nil))
         #expect(box.send(.stream(job: 1, .ended(.finished))) == [])
+        #expect(box.phase == .error(sentence: "The TV went to standby, so the stream ended.", retry: nil), "it stays")
+        #expect(box.send(.timer, after: 60_000_000_000) == [], "no retry wakes the TV")
         #expect(box.send(.tvStandby) == [], "nothing runs")
     }
 

@@ -8,7 +8,7 @@ adapter. Judged:
   screendumps read as expected (the hint bar shows the remote's key names);
 - while streaming each remote key arrived at pf-testhost as its key, each pressed once and
   released; the press without a release was released by the kiosk (auto-release); the latency
-  from the guest's uptime before `cec-ctl` to the host's receipt is reported (p50/max);
+  from the TV's transmit (cectool, CLOCK_MONOTONIC) to the host's receipt is reported (p50/max);
 - standby both ways: the TV's <Standby> ended the stream (the shell said why), the kiosk's SIGTERM
   sent <Standby> to the TV;
 - hostile frames: the kiosk stayed alive and counted them (its exit line `cec: counters …`);
@@ -20,12 +20,12 @@ import re
 
 from verify_shell import judge_text, _trace, _passes_through, _read
 
-PATH = ("home", "host", "connecting", "streaming", "menu", "host", "connecting", "streaming")
+PATH = ("home", "host", "connecting", "streaming", "menu", "host", "connecting", "streaming", "error")
 # remote key (cec-ctl ui-cmd) → the VK the host must get
 KEYS = (("up", 0x26), ("down", 0x28), ("left", 0x25), ("right", 0x27), ("select", 0x0D), ("5", 0x35),
         ("0", 0x30), ("play", 0xB3), ("back", 0x1B), ("right", 0x27))
-SHOTS = (("cec-menu", ("Resume", "Disconnect", "Back")),
-         ("cec-standby", ("The TV went to standby",)))
+SHOTS = (("cec-menu", ("Resume", "Disconnect")),
+         ("cec-standby", ("The TV went to standby, so the stream ended",)))
 
 
 def _lines(path):
@@ -48,10 +48,10 @@ def check_cec(out, report):
            f"kiosk: {' | '.join(l for l in stderr.splitlines() if 'cec:' in l and ('logical address' in l or 'sent 4' in l))[:300]}")
 
     # the shell walked with the remote
-    screens = [s for s, _ in _trace(out) if s != "pairing"]
+    screens = [s for s, _ in _trace(out, "cec.stdout")]
     folded = [s for i, s in enumerate(screens) if i == 0 or s != screens[i - 1]]
     reached = _passes_through(folded, PATH)
-    report(reached == len(PATH), "cec remote walks the shell (home → host → stream → menu → Disconnect → stream)",
+    report(reached == len(PATH), "cec remote walks the shell (home → host → stream → menu → Disconnect → stream → TV standby)",
            f"screens {' → '.join(folded) or 'none'}; guest steps: {last_step}")
     for name, phrases in SHOTS:
         image = os.path.join(out, name + ".ppm")
@@ -89,17 +89,24 @@ def check_cec(out, report):
     for kind, code, _ in edges:
         held[code] = held.get(code, 0) + (1 if kind == 0 else -1)
     still = [f"0x{c:02x}" for c, n in held.items() if n != 0]
-    # latency: the uptime before each `cec-ctl` press (cec-keys.log) → the host's receipt (CLOCK_MONOTONIC)
-    sent = [float(l.split()[0]) for l in _lines(os.path.join(out, "cec-keys.log")) if l.split()[1:] and l.split()[1] in {k for k, _ in KEYS}]
-    streamed = [l for l in _lines(os.path.join(out, "cec-keys.log")) if len(l.split()) > 1]
+    # latency: cectool's CLOCK_MONOTONIC send time of each press (cec-keys.jsonl) → the host's receipt
+    presses = []
+    for line in _lines(os.path.join(out, "cec-keys.jsonl")):
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        if j.get("frame", "").startswith("04:44:"):
+            presses.append(j)
+    start = next((n for n, j in enumerate(presses) if j.get("key") == "up"), None)
     lat = []
-    start = next((n for n, l in enumerate(streamed) if l.split()[1] == "up"), None)
     if start is not None:
-        for (key, down_t, _), line in zip(pairs, streamed[start:]):
-            lat.append(down_t / 1e9 - float(line.split()[0]))
+        for (key, down_t, _), j in zip(pairs, presses[start:]):
+            if j.get("key") == key:
+                lat.append((down_t - j["sent_ns"]) / 1e9)
     auto = pairs[-1][2] - pairs[-1][1] if len(pairs) == len(KEYS) else None
     lat_text = (f"remote press → host key p50 {sorted(lat)[len(lat) // 2] * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms "
-                f"over {len(lat)} keys (includes cec-ctl's start under TCG)") if lat else "no latency figures"
+                f"over {len(lat)} keys (cectool's send → pf-testhost's receipt, TCG guest)") if lat else "no latency figures"
     ok = len(pairs) == len(KEYS) and not still and not problems and auto is not None and 0.45 <= auto / 1e9 <= 1.5
     report(ok, "cec remote keys reach the host while streaming, each released",
            f"{len(pairs)}/{len(KEYS)} press+release pairs; auto-release after "

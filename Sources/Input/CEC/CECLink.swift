@@ -112,6 +112,10 @@ final class CECLink {
                 if !m.transmitOK { transmitFailed += 1 }
                 if m.nacked { nacked += 1 }
             } else {
+                if keyLines < 500 {   // the bus's traffic to us, for the log (bounded: a flood is not logged whole)
+                    keyLines += 1
+                    say("received " + m.bytes.map { String(format: "%02x", $0) }.joined(separator: ":"))
+                }
                 follower.handle(m.bytes, now: now)
             }
         }

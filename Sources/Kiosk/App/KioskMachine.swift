@@ -121,8 +121,9 @@ public struct KioskMachine: Sendable {
             switch state.phase {
             case .streaming(let s), .inStreamMenu(let s, _):
                 if policy.afterJob == .exitProcess { return leave(code: ExitStatus.finished, reason: why, now: now) }
-                state.phase = .choosingHost(focus: s.target.hostID ?? state.hosts.first?.id)
-                state.notice = why
+                // The sentence stays on screen until someone comes back to it (no automatic retry:
+                // that would wake the TV again).
+                state.phase = .error(sentence: why, retry: nil)
                 return [.stopStream(job: s.job)]
             default:
                 return []
