@@ -104,13 +104,21 @@ def check_cec(out, report):
         for (key, down_t, _), j in zip(pairs, presses[start:]):
             if j.get("key") == key:
                 lat.append((down_t - j["sent_ns"]) / 1e9)
-    auto = pairs[-1][2] - pairs[-1][1] if len(pairs) == len(KEYS) else None
+    # the last press had no release from the TV: the kiosk's own, 550 ms after the press reached it,
+    # measured from the TV's send (so ≥ 550 ms, plus the bus and the way to the host)
+    auto = None
+    if len(pairs) == len(KEYS) and start is not None and len(presses) >= start + len(KEYS) \
+            and presses[start + len(KEYS) - 1].get("key") == KEYS[-1][0]:
+        auto = pairs[-1][2] - presses[start + len(KEYS) - 1]["sent_ns"]
+    auto_logged = any("remote right released (no release came: auto-release)" in l for l in stderr.splitlines())
     lat_text = (f"remote press → host key p50 {sorted(lat)[len(lat) // 2] * 1000:.0f} ms, max {max(lat) * 1000:.0f} ms "
                 f"over {len(lat)} keys (cectool's send → pf-testhost's receipt, TCG guest)") if lat else "no latency figures"
-    ok = len(pairs) == len(KEYS) and not still and not problems and auto is not None and 0.45 <= auto / 1e9 <= 1.5
+    ok = (len(pairs) == len(KEYS) and not still and not problems and auto is not None and auto_logged
+          and 0.55 <= auto / 1e9 <= 2.5)
     report(ok, "cec remote keys reach the host while streaming, each released",
-           f"{len(pairs)}/{len(KEYS)} press+release pairs; auto-release after "
-           f"{'%.0f ms' % (auto / 1e6) if auto is not None else '?'}; held at the end: {still or 'none'}; {lat_text}"
+           f"{len(pairs)}/{len(KEYS)} press+release pairs; the unreleased press released by the kiosk "
+           f"{'(logged)' if auto_logged else '(NOT logged)'}, at the host {'%.0f ms' % (auto / 1e6) if auto is not None else '?'} "
+           f"after the TV sent it; held at the end: {still or 'none'}; {lat_text}"
            + (f"; problems: {'; '.join(problems[:6])}" if problems else ""))
 
     # standby both ways
