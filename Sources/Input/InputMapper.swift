@@ -125,6 +125,13 @@ public final class InputMapper {
         counters.devices = devices.count
     }
 
+    /// The TV remote (HDMI-CEC) came into use as a keyboard whose media keys (play/pause, stop,
+    /// next/previous) also reach the host (`CECRemoteKeys.mediaVK`).
+    public func addRemote(device id: Int) {
+        add(device: id, role: .keyboard)
+        devices[id]?.mediaKeys = true
+    }
+
     /// A key that was already down when `device` came into use (the kernel's key state): never
     /// sent — its press did not happen in the stream — but it counts for the escape chord.
     public func seedPressed(device id: Int, code: UInt16) {
@@ -301,7 +308,7 @@ public final class InputMapper {
     private func flushKeys(_ d: Device) {
         for i in 0..<d.edgeCount {
             let (code, down) = d.edges[i]
-            guard let vk = EvdevKeyMap.vk(evdev: code) else { continue }
+            guard let vk = EvdevKeyMap.vk(evdev: code) ?? (d.mediaKeys ? CECRemoteKeys.mediaVK(code) : nil) else { continue }
             if down { d.keysDown.insert(vk) } else { d.keysDown.remove(vk) }
             switch keyboardChord.edge(UInt32(code), down: down) {
             case .pass:

@@ -32,6 +32,8 @@ public final class InputService: @unchecked Sendable {
         /// Read keyboards, mice and touchpads through evdev. Off under a compositor: they are its
         /// devices there and reach the kiosk through `seat(_:)`; pads stay on evdev either way.
         public var evdevKeyboardsAndMice = true
+        /// The TV's remote and power over HDMI-CEC (nil: CEC off; nothing is opened).
+        public var cec: CECOptions?
         public init() {}
     }
 
@@ -57,6 +59,8 @@ public final class InputService: @unchecked Sendable {
     private var pendingSeat: [SeatEvent] = []
     /// Seat events dropped because the input thread fell this far behind.
     static let seatBacklog = 4096
+    private var pendingCEC: [CECCommand] = []
+    private var publishedCEC: String?
     private var stopRequested = false
     private var published = InputCounters()
     private let finished = DispatchSemaphore(value: 0)
@@ -67,6 +71,10 @@ public final class InputService: @unchecked Sendable {
         get { mapper.onEscape }
         set { mapper.onEscape = newValue }
     }
+
+    /// Called on the input thread with what the HDMI-CEC bus says (the TV's standby, the adapter
+    /// ready or gone). Set before `start()`.
+    public var onCEC: (CECNotice) -> Void = { _ in }
 
     /// Called on the input thread when the pads in use (or their batteries) change.
     public var onPadsChanged: ([PadInfo]) -> Void = { _ in }
@@ -182,6 +190,14 @@ public final class InputService: @unchecked Sendable {
     }
 
     public func seat(_ event: SeatEvent) { seat([event]) }
+    /// Asks the TV for something over HDMI-CEC (ignored when CEC is off or has no adapter; a
+    /// command before the adapter has its addresses waits for them).
+    public func cec(_ command: CECCommand) {
+        post { if pendingCEC.count < 16 { pendingCEC.append(command) } }
+    }
+
+    /// The CEC counters as one line (nil: no adapter in use).
+    public var cecCounters: String? { lock.withLock { publishedCEC } }
 
     private func post(_ body: () -> Void) {
         lock.withLock(body)
@@ -212,6 +228,8 @@ public final class InputService: @unchecked Sendable {
         var batteries: [Int: (percent: Int?, charging: Bool?)] = [:]
         var nextBatteryNs: UInt64 = 0
         var pads: [PadInfo] = []
+        /// The HDMI-CEC adapter in use (nil: CEC off, none, or gone).
+        var cec: CECLink?
 
         init(service: InputService, epoll: Int32) {
             self.service = service
@@ -235,11 +253,13 @@ public final class InputService: @unchecked Sendable {
             }
             let service = self.service
             navigation.onEvent = { event in service.navigationHandler?.navigate(event, nowNs: MonotonicClock.nowNs()) }
+            if let options = service.options.cec { startCEC(options) }
             var running = true
             while running {
                 let now = MonotonicClock.nowNs()
                 var next = mapper.tick(nowNs: now)
                 if let due = service.navigationHandler?.tick(nowNs: now) { next = min(next, due) }
+                if let due = cec?.tick(now: now) { next = min(next, due) }
                 feedback.tick(nowNs: now, devices: self)
                 if now >= nextBatteryNs {
                     nextBatteryNs = now + PadBattery.refreshNs
@@ -252,11 +272,13 @@ public final class InputService: @unchecked Sendable {
                     switch tags[i] {
                     case 0: running = commands()
                     case 1: hotplug()
+                    case CECLink.epollTag: if cec?.readable(now: MonotonicClock.nowNs()) == false { dropCEC() }
                     default: readDevice(Int(tags[i] - 2), hungUp: hangups[i] != 0)
                     }
                 }
                 publish()
             }
+            cec?.shutdown()              // the remote's held key goes up (to the host, if it holds it)
             navigation.setRoute(.host)   // the shell's held directions end
             // Let go of everything: host first (releases leave before the session ends), then
             // the devices' feedback, then the grabs.
@@ -270,7 +292,37 @@ public final class InputService: @unchecked Sendable {
 
         func publish() {
             let c = mapper.counters
-            service.lock.withLock { service.published = c }
+            let line = cec?.countersLine
+            service.lock.withLock { service.published = c; service.publishedCEC = line }
+        }
+
+        /// Opens the CEC adapter; its remote becomes a keyboard of both mappers.
+        func startCEC(_ options: CECOptions) {
+            let hooks = CECLink.Hooks(
+                hostKey: { [unowned self] code, down in
+                    mapper.handle(device: CECLink.deviceID, type: EV.key, code: code, value: down ? 1 : 0)
+                    mapper.handle(device: CECLink.deviceID, type: EV.syn, code: EV.synReport, value: 0)
+                },
+                shellKey: { [unowned self] code, down in
+                    navigation.handle(device: CECLink.deviceID, type: EV.key, code: code, value: down ? 1 : 0)
+                },
+                openMenu: { [unowned self] in mapper.onEscape() },
+                route: { [unowned self] in navigation.route },
+                notify: { [unowned self] notice in service.onCEC(notice) },
+                say: { [unowned self] line in say(line) })
+            guard let link = CECLink.start(options, epoll: epoll, hooks: hooks) else { return }
+            cec = link
+            mapper.addRemote(device: CECLink.deviceID)
+            navigation.add(device: CECLink.deviceID, role: .keyboard, family: .tvRemote)
+        }
+
+        /// The adapter went away: its remote leaves the mappers (what it held is released).
+        func dropCEC() {
+            guard let link = cec else { return }
+            _ = pf_epoll_remove(epoll, link.adapter.fd)
+            cec = nil
+            mapper.remove(device: CECLink.deviceID)
+            navigation.remove(device: CECLink.deviceID)
         }
 
         /// Applies queued commands. - Returns: false when asked to stop.
@@ -285,6 +337,11 @@ public final class InputService: @unchecked Sendable {
                 }
                 return (service.pendingPolicy, service.pendingGrants, service.pendingFeedback, service.stopRequested)
             }
+            let cecCommands = service.lock.withLock { () -> [CECCommand] in
+                defer { service.pendingCEC.removeAll(keepingCapacity: true) }
+                return service.pendingCEC
+            }
+            for c in cecCommands { cec?.command(c, now: MonotonicClock.nowNs()) }
             let (route, sink, detach, identify) = service.lock.withLock { () -> (InputRoute?, InputSink?, InputSink?, [Int]) in
                 defer {
                     service.pendingRoute = nil

@@ -12,6 +12,8 @@ extension InputMapper {
         static let edgeCapacity = 64
         var edges = [(code: UInt16, down: Bool)](repeating: (0, false), count: edgeCapacity)
         var edgeCount = 0
+        /// The TV remote: its media keys map too (`CECRemoteKeys.mediaVK`).
+        var mediaKeys = false
         /// VKs this keyboard has down (physically, as mapped).
         var keysDown = Set<UInt8>(minimumCapacity: 256)
         /// Mouse buttons this device has down, bit = GameStream id.

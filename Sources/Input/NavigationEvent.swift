@@ -47,6 +47,8 @@ public enum DeviceFamily: Sendable, Equatable {
     /// DualSense, DualSense Edge, DualShock 4.
     case playStationPad
     case mouse
+    /// The TV's remote, over HDMI-CEC.
+    case tvRemote
 
     /// The family of a device in `role` (pad siblings — touch surface, motion — count as
     /// their pad's and are not routed to the shell).

@@ -62,6 +62,11 @@ public final class NavigationMapper {
         devices[id] = Device(role: role, family: family)
     }
 
+    /// A device whose presses count as `family`'s (the TV remote: a keyboard with its own glyphs).
+    public func add(device id: Int, role: DeviceRole, family: DeviceFamily) {
+        devices[id] = Device(role: role, family: family)
+    }
+
     /// The device left: what it pressed in the shell is released.
     public func remove(device id: Int) {
         guard let d = devices.removeValue(forKey: id) else { return }

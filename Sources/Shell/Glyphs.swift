@@ -3,8 +3,16 @@ import CCairo
 /// The hint bar's button glyphs, drawn (no icon font): Xbox face buttons as coloured letters in
 /// discs, PlayStation's shapes in dark discs, and keyboard keycaps with the key's name.
 enum Glyphs {
-    static func keyName(_ b: Hint.Button) -> String {
-        switch b {
+    static func keyName(_ b: Hint.Button, _ set: GlyphSet = .keyboard) -> String {
+        if set == .remote {
+            return switch b {
+            case .confirm: "OK"
+            case .back: "Back"
+            case .erase: "Clear"
+            case .menu: "Menu"
+            }
+        }
+        return switch b {
         case .confirm: "Enter"
         case .back: "Esc"
         case .erase: "⌫"
@@ -15,7 +23,7 @@ enum Glyphs {
     static func width(_ b: Hint.Button, _ set: GlyphSet, size: Double, _ cr: OpaquePointer) -> Double {
         switch set {
         case .xbox, .playStation: size
-        case .keyboard: TextPainter.width(keyName(b), cr, size: size * 0.5, bold: true) + size * 0.6
+        case .keyboard, .remote: TextPainter.width(keyName(b, set), cr, size: size * 0.5, bold: true) + size * 0.6
         }
     }
 
@@ -60,13 +68,13 @@ enum Glyphs {
                 }
             }
             cairo_stroke(cr)
-        case .keyboard:
+        case .keyboard, .remote:
             let w = width(b, set, size: size, cr)
             ElementPainter.roundedRect(cr, x, centreY - r, w, size, size * 0.18)
             Palette.text.set(cr)
             cairo_set_line_width(cr, size * 0.06)
             cairo_stroke(cr)
-            TextPainter.draw(keyName(b), cr, x: x, y: centreY - r, width: w, size: size * 0.5, bold: true,
+            TextPainter.draw(keyName(b, set), cr, x: x, y: centreY - r, width: w, size: size * 0.5, bold: true,
                              align: .centre, centreIn: size)
         }
     }

@@ -75,6 +75,8 @@ public enum HostStatus: Sendable, Equatable {
 /// The glyph style of the hint bar: the controller in use, or the keyboard.
 public enum GlyphSet: Sendable, Equatable, CaseIterable {
     case xbox, playStation, keyboard
+    /// The TV's remote (HDMI-CEC): keycaps named as its keys are.
+    case remote
 }
 
 /// One hint: a button and what it does here.

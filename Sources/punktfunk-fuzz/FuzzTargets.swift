@@ -23,6 +23,8 @@ enum FuzzTarget: String, CaseIterable {
     case audioDecode = "audio-decode"
     /// An mDNS packet from anyone on the link through the DNS message codec (`DNSFuzz`).
     case dns = "dns"
+    /// Frames from the HDMI-CEC bus through the codec and the playback follower (`CECFuzz`).
+    case cec = "cec"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -36,6 +38,7 @@ enum FuzzTarget: String, CaseIterable {
             _ = parser.parseAnnexB(bytes)
         case .audioDecode: AudioFuzz.run(bytes)
         case .dns: DNSFuzz.run(bytes)
+        case .cec: CECFuzz.run(bytes)
         }
     }
 

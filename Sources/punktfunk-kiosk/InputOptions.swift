@@ -9,9 +9,24 @@ struct InputOptions: ParsableArguments {
     var input = "devices"
     @Option(help: "A file of SDL game-controller mapping lines for pads the kernel maps oddly (SDL_GAMECONTROLLERCONFIG is read too).")
     var padMappings: String?
+    @Option(help: "HDMI-CEC (the TV's remote and power): on or off (config: cec, default on).")
+    var cec: String?
+    @Option(help: "The HDMI-CEC adapter to use, e.g. /dev/cec1 (config: cec-device; default: the only one).")
+    var cecDevice: String?
+
+    /// The CEC options from the config and the command line (nil: CEC off).
+    func cecOptions(config: KioskConfig) -> CECOptions? {
+        let on = cec.map { $0 == "on" } ?? config.cec ?? true
+        guard on else { return nil }
+        var o = CECOptions(device: cecDevice ?? config.cecDevice, name: config.cecName ?? "punktfunk")
+        o.wakeTV = config.cecTVOn ?? true
+        o.standbyTV = config.cecTVOff ?? true
+        return o
+    }
 
     func validate() throws {
         if input != "devices" && input != "none" { throw ValidationError("--input must be devices or none") }
+        if let cec, cec != "on" && cec != "off" { throw ValidationError("--cec must be on or off") }
     }
 
     /// Fills the configuration's input field; the config's `input-grab` decides the grab.
@@ -24,6 +39,7 @@ struct InputOptions: ParsableArguments {
             options.mappings += SDLMapping.parse(text)
         }
         if let env = ProcessInfo.processInfo.environment["SDL_GAMECONTROLLERCONFIG"] { options.mappings += SDLMapping.parse(env) }
+        options.cec = cecOptions(config: config)
         configuration.input = options
     }
 }

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Display
 import Foundation
+import Input
 import VideoDecode
 
 /// `punktfunk-kiosk probe`: prints one JSON object describing what this box offers for streaming
 /// — `"kms"`: every DRM card's connectors, modes, CRTCs and planes with formats and modifiers;
-/// `"vaapi"`: the render nodes, VA drivers and HEVC profiles (`VAAPIProbe`) — so a user can paste
+/// `"vaapi"`: the render nodes, VA drivers and HEVC profiles (`VAAPIProbe`); `"cec"`: every
+/// HDMI-CEC adapter (`/dev/cecN`), its driver, connector and physical address — so a user can paste
 /// it into a bug report. Read-only; works beside a running compositor.
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,6 +21,20 @@ struct ProbeCommand: ParsableCommand {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         let vaapi = (try? encoder.encode(VAAPIProbe.report())).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"VA-API report could not be encoded\"}"
-        print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi)}")
+        let cec = CECAdapterSummary.list().map(Self.json)
+        print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"cec\":[\(cec.joined(separator: ","))]}")
+    }
+
+    /// One adapter as a JSON object (read without claiming anything).
+    static func json(_ a: CECAdapterSummary) -> String {
+        func quoted(_ s: String) -> String {
+            let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+        if let problem = a.problem { return "{\"path\":\(quoted(a.path)),\"error\":\(quoted(problem))}" }
+        let pa = a.physicalAddress == 0xFFFF ? "null"
+            : quoted("\(a.physicalAddress >> 12).\(a.physicalAddress >> 8 & 0xF).\(a.physicalAddress >> 4 & 0xF).\(a.physicalAddress & 0xF)")
+        return "{\"path\":\(quoted(a.path)),\"driver\":\(quoted(a.driver)),\"name\":\(quoted(a.name)),"
+            + "\"connector\":\(a.connector.map(quoted) ?? "null"),\"physical_address\":\(pa),\"logical_addresses\":\(a.logicalMask)}"
     }
 }

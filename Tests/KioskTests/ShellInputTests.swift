@@ -52,6 +52,8 @@ import PunktfunkSession
         #expect(feed.glyphs == .keyboard)
         feed.take(.deviceUsed(.xboxPad), now: 0, post: post)
         #expect(feed.glyphs == .xbox)
+        feed.take(.deviceUsed(.tvRemote), now: 0, post: post)
+        #expect(feed.glyphs == .remote, "the TV remote's key names (OK, Back, Clear, Menu)")
     }
 
     @Test func thePointerIsClampedToThePanelAndItsMotionCoalesced() {

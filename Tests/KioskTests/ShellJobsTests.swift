@@ -270,7 +270,7 @@ import Shell
         #expect(reread.hosts.map(\.id) == ["x"], "hosts are kept")
         #expect(reread.statsOverlay == false)
         // The page says when they apply.
-        #expect(s.texts.contains("Changes apply to the next stream; a new mode at the next start."))
+        #expect(s.texts.contains("Changes apply to the next stream; a new mode and HDMI-CEC at the next start."))
     }
 
     @Test func aSavedValueNoLongerOfferedStaysChoosable() {

@@ -349,10 +349,17 @@ import Kiosk
         #expect(s.page == .info(.controllers))
         s.nav(.back)
         #expect(s.page == .settings(focus: .controllers))
-        s.nav(.move(.down), .move(.down), .activate)
+        s.nav(.move(.down), .activate)
         #expect(s.page == .info(.about))
         s.nav(.activate)
         #expect(s.page == .settings(focus: .about))
+        // HDMI-CEC's switches follow (the second column)
+        s.nav(.move(.down))
+        #expect(s.page == .settings(focus: .cec))
+        expected.cec = false
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: true))])
+        s.nav(.move(.down), .move(.down), .move(.down), .move(.down))
+        #expect(s.page == .settings(focus: .cecStandbyEndsStream), "the last entry")
         s.nav(.back)
         #expect(s.page == .home(.action(.settings)))
     }

@@ -23,6 +23,7 @@ packages=(
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   tesseract-ocr tesseract-ocr-eng                             # VM shell check: OCR of the shell's screendumps
+  v4l-utils                                                   # VM cec check: cec-ctl (the TV side), cec-compliance
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
 

@@ -4,6 +4,10 @@
 #   $cache/<kver>/vkms.ko              vkms built out of tree from linux-source-6.1 (Debian ships none)
 #   $cache/bin/kmstool                 guest-side libdrm helper (guest/kmstool.c)
 #   $cache/bin/inputtool               guest-side uinput/uhid device maker (guest/inputtool.c)
+#   $cache/bin/cectool                 guest-side raw CEC frame sender, the hostile TV (guest/cectool.c)
+# vivid and its dependencies (the cec check) are not in the initramfs: the check loads them from
+# the unpacked kernel package ($cache/<kver>/kernel, over 9p) with modprobe -d, so no other check
+# ever sees /dev/cec*.
 # Idempotent: each artefact is rebuilt only when missing or older than its inputs.
 # usage: build-guest.sh CACHE_DIR KERNEL_VERSION        (run.sh passes both)
 set -euo pipefail
@@ -23,6 +27,11 @@ fi
 if [ ! -x "$cache/bin/inputtool" ] || [ "$here/guest/inputtool.c" -nt "$cache/bin/inputtool" ]; then
   log "compiling inputtool"
   gcc -O2 -Wall -Wextra -o "$cache/bin/inputtool" "$here/guest/inputtool.c"
+fi
+
+if [ ! -x "$cache/bin/cectool" ] || [ "$here/guest/cectool.c" -nt "$cache/bin/cectool" ]; then
+  log "compiling cectool"
+  gcc -O2 -Wall -Wextra -o "$cache/bin/cectool" "$here/guest/cectool.c"
 fi
 
 # --- kernel package: downloaded, unpacked, module index rebuilt for modprobe --show-depends

@@ -10,7 +10,7 @@
 #   PF_VM_TESTHOST pf-testhost binary for the input, audio and autoconnect checks (default:
 #                 .build/release/pf-testhost, built here)
 #   PF_VM_CHECKS  subset of "probe check glass demo restore pacing overlay hdr dmabuf vt input audio
-#                 hotplug autoconnect shell" to run (default all; for iterating)
+#                 hotplug autoconnect shell cec" to run (default all; for iterating)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +19,7 @@ cache=${PF_VM_CACHE:-$repo/.build-vm}
 started=$(date +%s)
 
 fail() { echo "FAIL vm-harness: $*"; exit 1; }
-for tool in qemu-system-x86_64 busybox cpio depmod modprobe ffmpeg gcc python3 tesseract; do
+for tool in qemu-system-x86_64 busybox cpio depmod modprobe ffmpeg gcc python3 tesseract cec-ctl cec-compliance; do
   command -v "$tool" >/dev/null || fail "$tool not installed (Tests/tools/install-deps.sh installs the harness packages)"
 done
 if [ -z "${PF_VM_KIOSK:-}" ]; then
@@ -80,7 +80,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe check glass demo restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect shell}
+checks=${PF_VM_CHECKS:-probe check glass demo restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect shell cec}
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
 KIOSK='$kiosk'
@@ -123,6 +123,10 @@ SHELL_PIN=4821
 SHELL_MDNS_PORT=5354
 SHELL_SECONDS=150
 SHELL_STREAM_SHOTS='1,2'
+CEC_SH='$here/guest/cec-check.sh'
+CECTOOL='$cache/bin/cectool'
+KMODS='$cache/$kver/kernel'
+KVER='$kver'
 EOF
 echo "vm-harness: booting kernel $kver (TCG), kiosk $kiosk, evidence in $out" >&2
 vm_ok=1

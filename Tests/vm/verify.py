@@ -1168,6 +1168,9 @@ def main():
         # the kiosk is ended with SIGTERM once back on home (0 or 128 + 15 both end it cleanly)
         check_shell(a.out, env, report, lambda out, name, label, frames: judge_demo_pictures(
             out, name, label, frames, fw, fh, ref, exits_ok=(0, 143)))
+    if "cec" in checks:
+        from verify_cec import check_cec
+        check_cec(a.out, report)
     failed = RESULTS.count(False)
     print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not RESULTS else 0

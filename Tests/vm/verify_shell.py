@@ -120,11 +120,11 @@ def ppm_to_png(ppm, png):
 
 # ---------------------------------------------------------------- the check
 
-def _trace(out):
-    """The kiosk's --shell-trace lines: [(screen, flip)] in order."""
+def _trace(out, name="shell.stdout"):
+    """The kiosk's --shell-trace lines (in NAME): [(screen, flip)] in order."""
     screens = []
     try:
-        with open(os.path.join(out, "shell.stdout")) as f:
+        with open(os.path.join(out, name)) as f:
             for line in f:
                 line = line.strip()
                 if not line.startswith("{"):

@@ -44,6 +44,9 @@ public enum KioskEvent: Sendable, Equatable {
     case signal(QuitSignal)
     /// `nextDeadline` passed (the runner calls with the current time).
     case timer
+    /// The TV put the HDMI-CEC bus to standby: a running stream ends (the setting
+    /// `cec-standby-ends-stream`), and the shell says why on its error screen (no retry).
+    case tvStandby
 }
 
 public enum QuitSignal: Sendable, Equatable {

@@ -115,6 +115,19 @@ public struct KioskMachine: Sendable {
             state.shell.controllerFocus = min(state.shell.controllerFocus, max(0, list.count - 1))
             return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
+        case .tvStandby:
+            guard state.shell.settings.cecStandbyEndsStream else { return [] }
+            let why = "The TV went to standby, so the stream ended."
+            switch state.phase {
+            case .streaming(let s), .inStreamMenu(let s, _):
+                if policy.afterJob == .exitProcess { return leave(code: ExitStatus.finished, reason: why, now: now) }
+                // The sentence stays on screen until someone comes back to it (no automatic retry:
+                // that would wake the TV again).
+                state.phase = .error(sentence: why, retry: nil)
+                return [.stopStream(job: s.job)]
+            default:
+                return []
+            }
         case .timer:
             if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {
                 retryAtNs = nil

@@ -61,6 +61,18 @@ public struct KioskConfig: Sendable, Equatable {
     public var statsOverlay: Bool?
     /// Grab keyboard and mouse exclusively (EVIOCGRAB) while streaming.
     public var inputGrab: Bool?
+    /// HDMI-CEC: the TV's remote and power (`cec`, default on; nothing happens without an adapter).
+    public var cec: Bool?
+    /// The CEC adapter node (`cec-device`, e.g. `/dev/cec1`; default: ours, else the only one).
+    public var cecDevice: String?
+    /// The name the TV lists for the box (`cec-name`, ≤ 14 ASCII characters; default `punktfunk`).
+    public var cecName: String?
+    /// A stream's start wakes the TV (`cec-tv-on`, default on).
+    public var cecTVOn: Bool?
+    /// The box's exit puts the TV to standby (`cec-tv-off`, default on).
+    public var cecTVOff: Bool?
+    /// The TV's standby ends the stream (`cec-standby-ends-stream`, default on).
+    public var cecStandbyEndsStream: Bool?
     public private(set) var problems: [Problem] = []
 
     public init() {}
@@ -120,6 +132,22 @@ public struct KioskConfig: Sendable, Equatable {
         case "input-grab":
             guard let b = bool() else { return "input-grab must be true or false, not \"\(value)\"" }
             inputGrab = b
+        case "cec", "cec-tv-on", "cec-tv-off", "cec-standby-ends-stream":
+            guard let b = bool() else { return "\(key) must be true or false, not \"\(value)\"" }
+            switch key {
+            case "cec": cec = b
+            case "cec-tv-on": cecTVOn = b
+            case "cec-tv-off": cecTVOff = b
+            default: cecStandbyEndsStream = b
+            }
+        case "cec-device":
+            guard value.isEmpty || value.hasPrefix("/") else { return "cec-device must be a path such as /dev/cec0, not \"\(value)\"" }
+            cecDevice = value.isEmpty ? nil : value
+        case "cec-name":
+            guard value.utf8.count <= 14, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value <= 0x7E }) else {
+                return "cec-name must be at most 14 ASCII characters, not \"\(value)\""
+            }
+            cecName = value.isEmpty ? nil : value
         default:
             guard key.hasPrefix("host."), let dot = key.lastIndex(of: "."), dot > key.index(key.startIndex, offsetBy: 4) else {
                 return "unknown key \"\(key)\""
@@ -161,6 +189,12 @@ public struct KioskConfig: Sendable, Equatable {
         add("audio-device", audioDevice)
         add("stats-overlay", statsOverlay.map { $0 ? "true" : "false" })
         add("input-grab", inputGrab.map { $0 ? "true" : "false" })
+        add("cec", cec.map { $0 ? "true" : "false" })
+        add("cec-device", cecDevice)
+        add("cec-name", cecName)
+        add("cec-tv-on", cecTVOn.map { $0 ? "true" : "false" })
+        add("cec-tv-off", cecTVOff.map { $0 ? "true" : "false" })
+        add("cec-standby-ends-stream", cecStandbyEndsStream.map { $0 ? "true" : "false" })
         for host in hosts {
             lines.append("")
             lines.append("host.\(host.id).name = \(host.name ?? "")")

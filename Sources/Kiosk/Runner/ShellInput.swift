@@ -25,26 +25,37 @@ final class ShellInput: NavigationHandler, @unchecked Sendable {
     private var route: InputRoute = .shell
     /// Ctrl+Alt+F`n` in the shell: switch to VT `n` (input thread).
     var onConsoleSwitch: (Int) -> Void = { _ in }
+    /// HDMI-CEC as configured (nil: off).
+    private let cec: CECOptions?
+    /// The TV was asked to show the running connection (runner's thread).
+    private var shownOnTV = false
 
     init(options: InputService.Options, events: EventQueue) {
         self.events = events
+        cec = options.cec
         service = InputService(options: options)
         service.navigationHandler = self
         service.onEscape = { events.post(.user(.escapeChord)) }
         service.onPadsChanged = { pads in events.post(.controllersChanged(pads.map(ShellInput.controller))) }
+        service.onCEC = { notice in if notice == .standby { events.post(.tvStandby) } }
     }
 
     /// - Returns: a sentence when input cannot run at all.
     func start() -> String? { service.start() }
 
-    /// Releases everything, resets the pads' feedback, ungrabs, joins the input thread.
-    func stop() { service.stop() }
+    /// Releases everything, resets the pads' feedback, ungrabs, joins the input thread. With
+    /// HDMI-CEC the TV goes to standby first (`cec-tv-off`), else it hears we are inactive.
+    func stop() {
+        if let cec { service.cec(cec.standbyTV ? .standbyTV : .idle) }
+        service.stop()
+    }
 
     // MARK: - Route
 
     /// Streaming → the host route; anything else (the in-stream menu, the shell's pages,
     /// connecting) → the shell route. Cheap when the route does not change.
     func follow(phase: KioskPhase) {
+        followOnTV(phase)
         let next: InputRoute = if case .streaming = phase { .host } else { .shell }
         guard next != route else { return }
         route = next
@@ -86,6 +97,22 @@ final class ShellInput: NavigationHandler, @unchecked Sendable {
 
     /// The session of `sink` ends: its host gets its releases now (before the quit).
     func detach(_ sink: InputSink) { service.detach(sink) }
+
+    /// A connection starting (or boot-to-stream's) wakes the TV and switches it to our input
+    /// (One Touch Play: <Image View On>, <Active Source>), once per connection.
+    private func followOnTV(_ phase: KioskPhase) {
+        guard let cec else { return }
+        switch phase {
+        case .connecting, .streaming, .inStreamMenu:
+            guard !shownOnTV else { return }
+            shownOnTV = true
+            service.cec(.streamStarted(wakeTV: cec.wakeTV))
+        case .leaving:
+            break
+        default:
+            shownOnTV = false
+        }
+    }
 
     // MARK: - The shell's view
 

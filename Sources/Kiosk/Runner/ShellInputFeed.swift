@@ -71,6 +71,7 @@ struct ShellInputFeed {
             case .keyboard: glyphs = .keyboard
             case .xboxPad: glyphs = .xbox
             case .playStationPad: glyphs = .playStation
+            case .tvRemote: glyphs = .remote
             case .mouse: break   // a mouse has no glyphs: the device before it keeps them
             }
         case .switchConsole:

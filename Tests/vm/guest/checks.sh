@@ -347,6 +347,10 @@ selected autoconnect && . "$AUTOCONNECT_SH"
 # loopback multicast it uses too
 selected shell && . "$SHELL_SH"
 
+# --- cec: the TV's remote and power over HDMI-CEC, vivid's TV and playback adapters
+# (Tests/vm/guest/cec-check.sh); last, since it loads vivid (unloaded again at its end)
+selected cec && . "$CEC_SH"
+
 dmesg > "$O/dmesg.txt"
 echo done > "$O/checks.done"
 stamp checks-end

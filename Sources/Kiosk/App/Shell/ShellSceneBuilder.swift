@@ -191,13 +191,18 @@ public enum ShellSceneBuilder {
             e.append(heading("Settings"))
             let labels: [(SettingsItem, String)] = [(.mode, "Mode"), (.bitrate, "Bitrate"), (.decoder, "Decoder"), (.audioDevice, "Audio device"),
                                                     (.statsOverlay, "Stats overlay"), (.controllers, "Controllers"), (.about, "About")]
-            for ((item, label), f) in zip(labels, ShellLayout.list(count: labels.count, top: ShellLayout.contentTop - 20, width: 1400, rowHeight: 76)) {
+            // HDMI-CEC in a second column: the TV's remote and power.
+            let tv: [(SettingsItem, String)] = [(.cec, "HDMI-CEC"), (.cecTVOn, "TV on with stream"), (.cecTVOff, "TV off with box"),
+                                                (.cecStandbyEndsStream, "TV standby ends stream")]
+            let left = ShellLayout.list(count: labels.count, top: ShellLayout.contentTop - 20, width: 1040, rowHeight: 76)
+            let right = ShellLayout.list(count: tv.count, top: ShellLayout.contentTop - 20, x: ShellLayout.margin + 1080, width: 648, rowHeight: 76)
+            for ((item, label), f) in Array(zip(labels, left)) + Array(zip(tv, right)) {
                 let detail: String? = if let (options, i) = state.shell.settings.choice(item) { "‹ \(options[i]) ›" }
                     else if item == .statsOverlay { state.statsOverlay ? "On" : "Off" } else { nil }
                 e.append(SceneElement(.button, frame: f, title: label, detail: detail, focused: item == focus), target: .setting(item))
             }
             e.append(SceneElement(.text, frame: SceneRect(x: ShellLayout.margin, y: 900, width: 1728, height: 60),
-                                  title: "Changes apply to the next stream; a new mode at the next start."))
+                                  title: "Changes apply to the next stream; a new mode and HDMI-CEC at the next start."))
             return [Hint(.confirm, "Change"), Hint(.back, "Back")]
         case .info(let topic):
             switch topic {

@@ -21,6 +21,12 @@ public struct ShellSettings: Sendable, Equatable {
     public var decoder = "auto"
     /// An ALSA PCM (nil: the display's HDMI/DP output, else `default`).
     public var audioDevice: String?
+    /// HDMI-CEC (`cec`, `cec-tv-on`, `cec-tv-off`, `cec-standby-ends-stream`); all on unless
+    /// the config says otherwise. CEC itself applies at the next start.
+    public var cec = true
+    public var cecTVOn = true
+    public var cecTVOff = true
+    public var cecStandbyEndsStream = true
 
     public init() {}
 
@@ -31,6 +37,10 @@ public struct ShellSettings: Sendable, Equatable {
         bitrateKbps = config.bitrateKbps
         decoder = config.decoder ?? "auto"
         audioDevice = config.audioDevice
+        cec = config.cec ?? true
+        cecTVOn = config.cecTVOn ?? true
+        cecTVOff = config.cecTVOff ?? true
+        cecStandbyEndsStream = config.cecStandbyEndsStream ?? true
     }
 
     /// `config` with these settings in place of its own (hosts and other keys untouched).
@@ -40,6 +50,11 @@ public struct ShellSettings: Sendable, Equatable {
         c.bitrateKbps = bitrateKbps
         c.decoder = decoder
         c.audioDevice = audioDevice
+        // Defaults stay unwritten (a config without CEC keys keeps none).
+        c.cec = cec ? (config.cec.map { _ in true }) : false
+        c.cecTVOn = cecTVOn ? (config.cecTVOn.map { _ in true }) : false
+        c.cecTVOff = cecTVOff ? (config.cecTVOff.map { _ in true }) : false
+        c.cecStandbyEndsStream = cecStandbyEndsStream ? (config.cecStandbyEndsStream.map { _ in true }) : false
         return c
     }
 
@@ -56,6 +71,7 @@ public struct ShellSettings: Sendable, Equatable {
         case .bitrate: return with(bitrateKbps.map(String.init), Self.bitratesKbps.map(String.init))
         case .decoder: return Self.decoders
         case .audioDevice: return with(audioDevice, availableAudioDevices)
+        case .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream: return ["on", "off"]
         case .statsOverlay, .controllers, .about: return nil
         }
     }
@@ -66,6 +82,10 @@ public struct ShellSettings: Sendable, Equatable {
         case .bitrate: bitrateKbps.map(String.init)
         case .decoder: decoder
         case .audioDevice: audioDevice
+        case .cec: cec ? "on" : "off"
+        case .cecTVOn: cecTVOn ? "on" : "off"
+        case .cecTVOff: cecTVOff ? "on" : "off"
+        case .cecStandbyEndsStream: cecStandbyEndsStream ? "on" : "off"
         case .statsOverlay, .controllers, .about: nil
         }
     }
@@ -77,6 +97,7 @@ public struct ShellSettings: Sendable, Equatable {
         case (.audioDevice, nil): "Automatic (the TV's)"
         case (.bitrate, let v?): UInt32(v).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? v
         case (.decoder, let v?): decoderLabels[decoders.firstIndex(of: v) ?? 0]
+        case (.cec, let v?), (.cecTVOn, let v?), (.cecTVOff, let v?), (.cecStandbyEndsStream, let v?): v == "on" ? "On" : "Off"
         case (_, let v?): v
         default: ""
         }
@@ -107,6 +128,10 @@ public struct ShellSettings: Sendable, Equatable {
         case .bitrate: bitrateKbps = value.flatMap { UInt32($0) }
         case .decoder: decoder = value ?? "auto"
         case .audioDevice: audioDevice = value
+        case .cec: cec = value == "on"
+        case .cecTVOn: cecTVOn = value == "on"
+        case .cecTVOff: cecTVOff = value == "on"
+        case .cecStandbyEndsStream: cecStandbyEndsStream = value == "on"
         case .statsOverlay, .controllers, .about: break
         }
         return true

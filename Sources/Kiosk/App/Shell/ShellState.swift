@@ -78,6 +78,17 @@ public enum HostAction: Sendable, Equatable, CaseIterable {
 /// The settings page's entries, top to bottom.
 public enum SettingsItem: Sendable, Equatable, CaseIterable {
     case mode, bitrate, decoder, audioDevice, statsOverlay, controllers, about
+    /// HDMI-CEC (the second column): on/off, TV on with the stream, TV off with the box, the
+    /// TV's standby ends the stream.
+    case cec, cecTVOn, cecTVOff, cecStandbyEndsStream
+
+    /// The HDMI-CEC switches.
+    public var isCEC: Bool {
+        switch self {
+        case .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream: true
+        default: false
+        }
+    }
 }
 
 public enum InfoTopic: Sendable, Equatable {
