@@ -53,6 +53,7 @@ struct CheckCommand: ParsableCommand {
                 displayObservation.cards = [.init(path: card, openError: "not a DRM card of this box (cards: \(listed.isEmpty ? "none" : listed.joined(separator: ", ")))")]
             }
         }
+        (displayObservation.vaExports, displayObservation.vaUnavailable) = CheckGather.vaExports(decode)
         if takeScreen { CheckDisplayRun.run(into: &displayObservation, seconds: seconds) }
         let connector = DisplayJudge.chosenConnector(displayObservation.cards)
         let sections = [
