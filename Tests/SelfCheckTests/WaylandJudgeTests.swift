@@ -173,6 +173,15 @@ struct WaylandJudgeTests {
         #expect(finding(s, "NV12 dma-buf")?.why.hasSuffix("in scan-out tranche 0: it may go on a plane directly.") == true)
     }
 
+    @Test func aDecoderOnAnotherGPUIsNoted() {
+        let renderD129: UInt64 = 0xE281  // 226:129
+        let exports = [VAExport(node: "/dev/dri/renderD129", device: renderD129, format: "NV12", fourcc: Self.nv12, modifier: 0)]
+        let d = finding(judge(Self.westonGPU, exports: exports, unavailable: nil), "NV12 dma-buf")
+        #expect(d?.verdict == .ok)
+        #expect(d?.facts.contains { $0.name == "device" && $0.value.hasPrefix("the compositor renders on 226:128") } == true)
+        #expect(d?.facts.contains(Fact("exported by", "/dev/dri/renderD129 (device 226:129): NV12 with modifier linear")) == true)
+    }
+
     @Test func feedbackWithoutAVADeviceIsNotAvailable() {
         let s = judge(Self.westonGPU)
         let d = finding(s, "dma-buf import")
