@@ -84,8 +84,13 @@ public struct DecodeObservation: Sendable {
         public var comparison: FrameComparison?
         /// Largest sample difference in the first differing frame (nil when identical or sizes differ).
         public var maxDifference: Int?
-        public init(name: String, vaError: String? = nil, comparison: FrameComparison? = nil, maxDifference: Int? = nil) {
+        /// The first VA-API picture as exported (DRM fourcc, modifier of its first object): what a
+        /// compositor's dma-buf import would be asked to take.
+        public var exported: WaylandObservation.Pair?
+        public init(name: String, vaError: String? = nil, comparison: FrameComparison? = nil, maxDifference: Int? = nil,
+                    exported: WaylandObservation.Pair? = nil) {
             self.name = name; self.vaError = vaError; self.comparison = comparison; self.maxDifference = maxDifference
+            self.exported = exported
         }
     }
 

@@ -82,8 +82,8 @@ public struct DisplayObservation: Sendable {
 
     public enum Compositor: Sendable, Equatable {
         case none
-        /// `WAYLAND_DISPLAY` is set: a compositor owns the screen.
-        case wayland(display: String)
+        /// `WAYLAND_DISPLAY` is set: a compositor owns the screen; what the probe saw of it.
+        case wayland(WaylandObservation)
         case x11(display: String)
     }
 
@@ -95,11 +95,18 @@ public struct DisplayObservation: Sendable {
     public var flipRunError: String?
     /// The flip run was asked for (`--display`).
     public var displayRequested: Bool
+    /// The surfaces the VA-API devices exported while decoding (for the compositor's dma-buf
+    /// verdict); empty: see `vaUnavailable`.
+    public var vaExports: [VAExport]
+    /// Why there is no exported surface (no VA-API device, no driver, nothing decoded).
+    public var vaUnavailable: String?
 
     public init(compositor: Compositor = .none, cards: [Card], planeTests: [PlaneTest] = [], flipRun: FlipRun? = nil,
-                flipRunError: String? = nil, displayRequested: Bool = false) {
+                flipRunError: String? = nil, displayRequested: Bool = false, vaExports: [VAExport] = [],
+                vaUnavailable: String? = nil) {
         self.compositor = compositor; self.cards = cards; self.planeTests = planeTests; self.flipRun = flipRun
         self.flipRunError = flipRunError; self.displayRequested = displayRequested
+        self.vaExports = vaExports; self.vaUnavailable = vaUnavailable
     }
 }
 
@@ -131,14 +138,22 @@ public enum DisplayJudge {
 
     public static func judge(_ o: DisplayObservation) -> Section {
         var findings: [Finding] = []
-        if let c = compositor(o.compositor) { findings.append(c) }
+        var presentsThroughCompositor = false
+        switch o.compositor {
+        case .wayland(let w):
+            findings += wayland(w, vaExports: o.vaExports, vaUnavailable: o.vaUnavailable)
+            presentsThroughCompositor = w.error == nil && !w.missing.contains(where: \.required)
+        default:
+            if let c = compositor(o.compositor) { findings.append(c) }
+        }
         let session = Fact("session", o.compositor == .none ? "not under a compositor: the kiosk drives KMS from this console"
-                                                             : "under a compositor (see above)")
+                           : presentsThroughCompositor ? "under a Wayland compositor: the kiosk shows a fullscreen window there (--display auto); KMS is used from a text console"
+                           : "under a compositor (see above)")
         let usable = o.cards.filter { $0.openError == nil }
         if o.cards.isEmpty {
             findings.append(Finding("KMS", .notAvailable, "no DRM/KMS device: /dev/dri has no card node.",
                                     action: "The kiosk needs a GPU driver with KMS (e.g. i915, amdgpu, nouveau, vc4) loaded.",
-                                    facts: [session]))
+                                    facts: [session], informational: presentsThroughCompositor))
             return Section(.display, findings)
         }
         for card in o.cards {
@@ -185,10 +200,8 @@ public enum DisplayJudge {
         switch c {
         case .none:
             return nil
-        case .wayland(let display):
-            return Finding("compositor", .notAvailable,
-                           "under a Wayland compositor (\(display)); the Wayland backend is not built in this version, so the compositor's protocols and dma-buf feedback are not checked.",
-                           action: "Run the kiosk (and this check) from a text console (Ctrl+Alt+F3), where it drives KMS itself.")
+        case .wayland:
+            return nil  // `wayland(_:vaExports:vaUnavailable:)`
         case .x11(let display):
             return Finding("compositor", .notAvailable,
                            "under an X11 session (\(display)), which the kiosk does not present to.",

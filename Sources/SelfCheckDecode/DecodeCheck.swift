@@ -87,15 +87,16 @@ public enum DecodeCheck {
     /// The VA rung's pictures of `clip` against `reference` (the software rung's).
     public static func compare(clip: CheckClip, connection: VADisplayConnection, reference: [Picture]) -> DecodeObservation.Clip {
         let va: [Picture]
-        do { va = try vaPictures(clip.bytes, connection: connection) } catch {
-            return .init(name: clip.name, vaError: "\(error)")
+        var exported: WaylandObservation.Pair?
+        do { va = try vaPictures(clip.bytes, connection: connection, exported: &exported) } catch {
+            return .init(name: clip.name, vaError: "\(error)", exported: exported)
         }
         let comparison = FrameComparison.compare(reference: reference.map(\.digest), candidate: va.map(\.digest))
         var maxDifference: Int?
         if case .differs(let i, _, _) = comparison, i < va.count, i < reference.count {
             maxDifference = PixelDifference.max(reference[i].bytes, va[i].bytes, bytesPerSample: reference[i].bytesPerSample)
         }
-        return .init(name: clip.name, comparison: comparison, maxDifference: maxDifference)
+        return .init(name: clip.name, comparison: comparison, maxDifference: maxDifference, exported: exported)
     }
 
     /// libavcodec's pictures of an Annex-B stream, in output order.
@@ -110,11 +111,21 @@ public enum DecodeCheck {
 
     /// The VA rung's pictures of an Annex-B stream, read back, in output order.
     public static func vaPictures(_ stream: [UInt8], connection: VADisplayConnection) throws -> [Picture] {
+        var exported: WaylandObservation.Pair?
+        return try vaPictures(stream, connection: connection, exported: &exported)
+    }
+
+    /// The same, noting the first picture's export (fourcc, modifier) in `exported`.
+    public static func vaPictures(_ stream: [UInt8], connection: VADisplayConnection,
+                                  exported: inout WaylandObservation.Pair?) throws -> [Picture] {
         let decoder = try VAAPIDecoder(connection: connection)
         var out: [Picture] = []
+        var first: WaylandObservation.Pair?
+        defer { exported = first }
         func take(_ frames: [DMABufFrame]) throws {
             var failure: (any Error)?
             for f in frames {
+                if first == nil, let object = f.objects.first { first = .init(fourcc: f.fourcc, modifier: object.modifier) }
                 defer { f.lease.release() }
                 if failure != nil { continue }
                 do { out.append(picture(try f.readPixels())) } catch { failure = error }

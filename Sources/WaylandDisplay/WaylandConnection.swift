@@ -70,21 +70,20 @@ final class WaylandConnection {
         try roundtrip()
         try roundtrip()
         guard compositor != nil, compositorVersion >= 4 else {
-            throw .unusable("the compositor offers no wl_compositor ≥ 4 (damage_buffer)")
+            throw .unusable(KioskProtocols.noCompositor)
         }
         guard wmBase != nil else {
-            throw .unusable("the compositor offers no xdg_wm_base (xdg-shell): it cannot show a fullscreen window"
-                            + " (gamescope in Debian 12 shows X11 clients only)")
+            throw .unusable(KioskProtocols.noWmBase)
         }
-        guard shm != nil else { throw .unusable("the compositor offers no wl_shm") }
-        if viewporter == nil { notices.append("no wp_viewporter: pictures are drawn at the surface size, letterboxed on the CPU") }
-        if presentation == nil { notices.append("no wp_presentation: no glass times, frames count as shown on commit") }
-        if subcompositor == nil { notices.append("no wl_subcompositor: panels are blended into the picture") }
+        guard shm != nil else { throw .unusable(KioskProtocols.noShm) }
+        if viewporter == nil { notices.append(KioskProtocols.noViewporter) }
+        if presentation == nil { notices.append(KioskProtocols.noPresentation) }
+        if subcompositor == nil { notices.append(KioskProtocols.noSubcompositor) }
         if dmabuf == nil || dmabufVersion < 4 {
-            notices.append("no zwp_linux_dmabuf_v1 v4: VA-API pictures are read back and shown through wl_shm")
+            notices.append(KioskProtocols.noDmabuf)
         }
-        if idleInhibitManager == nil { notices.append("no zwp_idle_inhibit_manager_v1: the screen may blank while streaming") }
-        if contentTypeManager == nil { notices.append("no wp_content_type_manager_v1: no \"game\" content hint") }
+        if idleInhibitManager == nil { notices.append(KioskProtocols.noIdleInhibit) }
+        if contentTypeManager == nil { notices.append(KioskProtocols.noContentType) }
     }
 
     deinit { disconnect() }

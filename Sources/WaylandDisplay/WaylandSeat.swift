@@ -33,12 +33,12 @@ public final class WaylandSeat {
     /// One line per optional seat protocol that is missing, and the path taken instead.
     public var notices: [String] {
         var n: [String] = []
-        if seat == nil { n.append("no wl_seat: keyboard and mouse are not read (pads stay on evdev)") }
+        if seat == nil { n.append(KioskProtocols.noSeat) }
         if constraints == nil || relativeManager == nil {
-            n.append("no pointer lock / relative pointer: the pointer moves the host's cursor absolutely while streaming")
+            n.append(KioskProtocols.noPointerLock)
         }
         if inhibitManager == nil {
-            n.append("no keyboard shortcuts inhibitor: the compositor keeps its shortcuts (the escape chord still works)")
+            n.append(KioskProtocols.noShortcutsInhibit)
         }
         return n
     }

@@ -18,7 +18,11 @@ struct CheckCommand: ParsableCommand {
             connector, its modes and HDR properties and which planes list NV12/P010; with --display \
             it takes the screen for a few seconds: the kernel's TEST_ONLY verdict on a decoded \
             surface per plane, then a flip run measuring the refresh interval, its jitter and missed \
-            vblanks. Sound opens the device the kiosk would choose for 0.5 s of silence; input opens \
+            vblanks. Under a Wayland compositor (WAYLAND_DISPLAY) it also probes the compositor \
+            read-only, mapping no window: its name (the socket's peer process), its globals against \
+            the ones the kiosk uses, its outputs, seats and presentation clock, and its linux-dmabuf \
+            feedback against the surfaces the VA-API devices export. Sound opens the device the \
+            kiosk would choose for 0.5 s of silence; input opens \
             and grabs every keyboard, mouse and pad for a moment; network binds the mDNS port and \
             browses for hosts. \
             Verdicts: ok; degraded (works, worse than it could: the action says what to change); \
@@ -53,6 +57,7 @@ struct CheckCommand: ParsableCommand {
                 displayObservation.cards = [.init(path: card, openError: "not a DRM card of this box (cards: \(listed.isEmpty ? "none" : listed.joined(separator: ", ")))")]
             }
         }
+        (displayObservation.vaExports, displayObservation.vaUnavailable) = CheckGather.vaExports(decode)
         if takeScreen { CheckDisplayRun.run(into: &displayObservation, seconds: seconds) }
         let connector = DisplayJudge.chosenConnector(displayObservation.cards)
         let sections = [

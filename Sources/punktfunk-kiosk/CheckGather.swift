@@ -4,6 +4,7 @@ import Foundation
 import Kiosk
 import PunktfunkSession
 import SelfCheck
+import WaylandDisplay
 
 /// What `check` reads from the box for the display (read-only), sound, input, network and box
 /// sections. Only gathering: every verdict is `SelfCheck`'s.
@@ -13,7 +14,7 @@ enum CheckGather {
     static func display() -> DisplayObservation {
         let env = ProcessInfo.processInfo.environment
         let compositor: DisplayObservation.Compositor
-        if let w = env["WAYLAND_DISPLAY"], !w.isEmpty { compositor = .wayland(display: w) }
+        if let w = env["WAYLAND_DISPLAY"], !w.isEmpty { compositor = .wayland(wayland(display: w)) }
         else if let x = env["DISPLAY"], !x.isEmpty { compositor = .x11(display: x) }
         else { compositor = .none }
         let cards = KMSProbe.describeAll().compactMap { text -> DisplayObservation.Card? in
@@ -21,6 +22,56 @@ enum CheckGather {
             return card(probe: o)
         }
         return DisplayObservation(compositor: compositor, cards: cards)
+    }
+
+    /// The compositor behind `display`, read-only (`WaylandProbe`: no window is mapped).
+    static func wayland(display: String) -> WaylandObservation {
+        let r: WaylandProbeResult
+        do { r = try WaylandProbe.run(displayName: display) } catch {
+            return WaylandObservation(display: display, error: error.description)
+        }
+        return WaylandObservation(
+            display: display, name: r.peer.name, nameSource: r.peer.how,
+            globals: r.globals.map { .init($0.interface, $0.version) },
+            kioskProtocols: KioskProtocols.all.map {
+                .init(interface: $0.interface, version: $0.version, minimum: $0.minimum, required: $0.required, without: $0.without)
+            },
+            shmFormats: r.shmFormats, presentationClockID: r.presentationClockID,
+            outputs: r.outputs.map { o in
+                func mode(_ m: WaylandProbeResult.Mode) -> DisplayObservation.Mode {
+                    .init(name: "\(m.width)x\(m.height)", refreshMilliHz: m.refreshMilliHz, preferred: m.preferred)
+                }
+                return .init(name: o.name, scale: o.scale, modes: o.modes.map(mode), current: o.modes.first(where: \.current).map(mode))
+            },
+            seats: r.seats.map { .init(name: $0.name, capabilities: $0.capabilities) },
+            feedback: r.dmabufFeedback.map { f in
+                .init(mainDevice: f.mainDevice, tranches: f.tranches.map { t in
+                    .init(targetDevice: t.targetDevice, pairs: t.pairs.map { .init(fourcc: $0.format, modifier: $0.modifier) },
+                          scanout: t.scanout)
+                })
+            },
+            feedbackError: r.dmabufFeedbackError)
+    }
+
+    /// The surfaces the decode section's VA-API devices exported (first picture of each
+    /// profile), or why there are none.
+    static func vaExports(_ decode: DecodeObservation) -> (exports: [VAExport], unavailable: String?) {
+        var exports: [VAExport] = []
+        for node in decode.nodes {
+            var st = stat()
+            let device: UInt64? = stat(node.path, &st) == 0 ? UInt64(st.st_rdev) : nil
+            for p in node.profiles {
+                guard let e = p.clips.lazy.compactMap(\.exported).first else { continue }
+                exports.append(.init(node: node.path, device: device, format: p.name == "Main10" ? "P010" : "NV12",
+                                     fourcc: e.fourcc, modifier: e.modifier))
+            }
+        }
+        if !exports.isEmpty { return (exports, nil) }
+        if decode.nodes.isEmpty { return ([], "no VA-API device (no DRM render node)") }
+        if let n = decode.nodes.first(where: { $0.openError != nil }), decode.nodes.allSatisfy({ $0.openError != nil }) {
+            return ([], "no VA driver initialises on \(n.path)")
+        }
+        return ([], "no VA-API device decoded a clip (see the decode section)")
     }
 
     /// One card from `KMSProbe.describe(path:)`'s JSON object.

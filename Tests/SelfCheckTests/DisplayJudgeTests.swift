@@ -115,9 +115,10 @@ struct DisplayJudgeTests {
         #expect(d?.verdict == .failed)
     }
 
-    @Test func underWaylandTheBackendIsNotBuiltIn() {
-        let s = DisplayJudge.judge(.init(compositor: .wayland(display: "wayland-0"), cards: [Self.card]))
+    @Test func underWaylandAnUnreachableCompositorIsNotAvailable() {
+        let w = WaylandObservation(display: "wayland-0", error: "no Wayland compositor at wayland-0: No such file or directory")
+        let s = DisplayJudge.judge(.init(compositor: .wayland(w), cards: [Self.card]))
         #expect(finding(s, "compositor")?.verdict == .notAvailable)
-        #expect(finding(s, "compositor")?.why.contains("the Wayland backend is not built in this version") == true)
+        #expect(finding(s, "compositor")?.why.contains("the probe could not talk to the compositor") == true)
     }
 }

@@ -58,6 +58,8 @@ struct CheckDecodeComparisonTests {
             #expect(clip.comparison == .differs(frame: 0, referenceFrames: 8, candidateFrames: 8), "\(clip.name)")
             #expect((clip.maxDifference ?? 0) > 0, "\(clip.name)")
         }
+        // Each clip notes its first exported picture (the compositor's dma-buf verdict uses it).
+        #expect(main.clips.allSatisfy { $0.exported?.fourcc == 0x3231_564E }, "\(main.clips.map(\.exported))")  // 'NV12'
         #expect(o.rates.contains { $0.rung == "vaapi" && $0.frames == 10 })
         let s = DecodeJudge.judge(o)
         #expect(s.verdict == .failed)

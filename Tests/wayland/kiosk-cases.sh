@@ -9,6 +9,12 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixture"
 chmod 644 "$fixture"
 kiosk_seconds=10
 
+check_judge() {  # check_judge NAME REPORT.json COMPOSITOR [+|-SUBJECT]…: check --json's display section under it
+  local name="$1"; shift
+  local figures
+  if figures=$(python3 "$here/check_report.py" "$@" 2>&1); then result PASS "$name" "$figures"; else result FAIL "$name" "$figures"; fi
+}
+
 # ---------------------------------------------------------------- demo on sway, weston, cage
 if start_sway kiosk-sway 1280x720; then
   on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-demo.stdout" 2> "$out/kiosk-sway-demo.stderr" &
@@ -18,6 +24,9 @@ if start_sway kiosk-sway 1280x720; then
   on grim - > "$out/kiosk-sway-demo.png" 2>> "$out/grim.log"
   wait $k; rc=$?
   judge "sway: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-sway-demo.png" "$fixture"
+  on "$KIOSK" check --json --seconds 1 > "$out/kiosk-sway-check.json" 2> "$out/kiosk-sway-check.stderr"
+  check_judge "sway: check names sway, lacks dma-buf and the content hint, has the seat" "$out/kiosk-sway-check.json" sway \
+    +zwp_linux_dmabuf_v1 +wp_content_type_manager_v1 -wl_seat -wp_presentation -wp_viewporter -zwp_pointer_constraints_v1
   stop $pid
 else
   result FAIL "sway: demo --display wayland shows demo frames" "sway did not start: $(tail -c 300 "$out/kiosk-sway.log")"
@@ -31,6 +40,10 @@ if start_weston kiosk-weston 1280x720; then
   WESTON_TRIES=3 weston_shot "$out/kiosk-weston-demo.png" demo "$fixture"
   wait $k; rc=$?
   judge "weston: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-weston-demo.png" "$fixture"
+  XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" XDG_CONFIG_HOME="$xdg/config" "$KIOSK" check --json --seconds 1 \
+    > "$out/kiosk-weston-check.json" 2> "$out/kiosk-weston-check.stderr"
+  check_judge "weston: check names weston, lacks the seat and dma-buf" "$out/kiosk-weston-check.json" weston \
+    +wl_seat +zwp_linux_dmabuf_v1 -wp_presentation -wp_viewporter
   stop $pid
 else
   result FAIL "weston: demo --display wayland shows demo frames" "weston did not start: $(tail -c 300 "$out/kiosk-weston.log")"
@@ -39,9 +52,11 @@ fi
 xdg=$(xdg_for kiosk-cage)
 as_user env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" XDG_CONFIG_HOME="$xdg/config" WLR_BACKENDS=headless \
   WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
-  cage -- sh -c "'$KIOSK' demo --display wayland --seconds $kiosk_seconds > '$xdg/kiosk.stdout' 2> '$xdg/kiosk.stderr' & sleep 7; grim '$xdg/demo.png'; wait \$!; echo \$? > '$xdg/kiosk.rc'" \
+  cage -- sh -c "'$KIOSK' check --json --seconds 1 > '$xdg/check.json' 2> '$xdg/check.stderr'; '$KIOSK' demo --display wayland --seconds $kiosk_seconds > '$xdg/kiosk.stdout' 2> '$xdg/kiosk.stderr' & sleep 7; grim '$xdg/demo.png'; wait \$!; echo \$? > '$xdg/kiosk.rc'" \
   > "$out/kiosk-cage.log" 2>&1
-for f in kiosk.stdout kiosk.stderr kiosk.rc; do cp "$xdg/$f" "$out/kiosk-cage-$f" 2>/dev/null; done
+for f in kiosk.stdout kiosk.stderr kiosk.rc check.json check.stderr; do cp "$xdg/$f" "$out/kiosk-cage-$f" 2>/dev/null; done
+check_judge "cage: check names cage, lacks the viewporter and presentation-time" "$out/kiosk-cage-check.json" cage \
+  +wp_viewporter +wp_presentation +zwp_pointer_constraints_v1 -wl_seat
 if cp "$xdg/demo.png" "$out/kiosk-cage-demo.png" 2>/dev/null; then
   judge "cage (no viewporter, no presentation-time): demo still shows frames (kiosk exit $(cat "$out/kiosk-cage-kiosk.rc" 2>/dev/null))" \
     demo "$out/kiosk-cage-demo.png" "$fixture"

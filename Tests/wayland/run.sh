@@ -298,7 +298,8 @@ fi
 kiosk_cases=("sway: demo --display wayland shows demo frames" "weston: demo --display wayland shows demo frames"
              "cage (no viewporter, no presentation-time): demo still shows frames" "sway: the shell's home screen (OCR)"
              "sway: keys injected reach pf-testhost's input log exactly" "sway: focus loss releases held keys on the host"
-             "sway: output resize reaches the host as a mode request" "sway: compositor killed mid-stream ends the kiosk cleanly")
+             "sway: output resize reaches the host as a mode request" "sway: compositor killed mid-stream ends the kiosk cleanly"
+             "sway: check names sway" "weston: check names weston" "cage: check names cage")
 why=""
 if [ ! -x "$KIOSK" ]; then
   why="no kiosk binary at $KIOSK (swift build --product punktfunk-kiosk, or set PF_WL_KIOSK)"
