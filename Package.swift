@@ -111,7 +111,7 @@ let package = Package(
         .target(name: "Display", dependencies: ["Screen", "VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // Runs /usr/bin/wayland-scanner on the system's protocol XML at build time (see the plugin
         // for why a prebuild command); CWaylandProtocols compiles what it generates.
-        .plugin(name: "WaylandScanner", capability: .buildTool()),
+        .plugin(name: "WaylandScanner", capability: .buildTool(), path: "Sources/WaylandScanner"),
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"],
                 exclude: ["generated"],  // the plugin's symlink: included by protocols.c, not compiled alone
                 plugins: ["WaylandScanner"]),
