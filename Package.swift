@@ -160,6 +160,7 @@ let package = Package(
                 "VideoDecode",
                 "VideoFrames",
                 "Display",
+                "WaylandDisplay",
                 "Kiosk",
                 "Input",
                 "SystemClock",

@@ -25,6 +25,9 @@ public protocol Screen: AnyObject {
     var connectorName: String? { get }
     /// Whether frames can reach glass now (not given away to another VT, an output attached).
     var isActive: Bool { get }
+    /// true under a compositor: keyboards and mice are its devices and reach the kiosk through
+    /// its seat, not evdev (pads stay on evdev either way).
+    var keyboardsAndMiceAreTheScreens: Bool { get }
 
     // MARK: Waiting between streams
 
@@ -86,6 +89,10 @@ public protocol Screen: AnyObject {
     /// Restores what was there before (KMS: the saved CRTC state, the VT; Wayland: disconnects).
     /// Idempotent.
     func close()
+}
+
+extension Screen {
+    public var keyboardsAndMiceAreTheScreens: Bool { false }
 }
 
 /// What a stream source yields on each call of the present loop.

@@ -230,10 +230,11 @@ public final class WaylandScreen {
     /// Commits whose presentation feedback has not come back.
     var outstandingFeedback: Int { connection.presentation == nil ? 0 : ledger.outstanding }
 
+    /// The changes since the last call, mode changes coalesced (`ScreenChanges.coalesced`).
     private func takeChanges() -> [ScreenChange] {
         for name in connection.takeRemovedOutputs() { pendingChanges.append(.disconnected(output: name)) }
         defer { pendingChanges = [] }
-        return pendingChanges
+        return ScreenChanges.coalesced(pendingChanges)
     }
 
     private func fail(_ error: WaylandError) {
@@ -282,7 +283,7 @@ public final class WaylandScreen {
         if let damage {
             for r in damage { wl_surface_damage_buffer(surface, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height)) }
         } else {
-            wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
+            wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
         }
         surfaceOrigin = (0, 0)
         commit(frameID: id, readyNs: MonotonicClock.nowNs(), canvas: true)
@@ -314,7 +315,7 @@ public final class WaylandScreen {
             if let buffer = importDmabuf(frame, picture: picture) {
                 wl_surface_attach(surface, buffer, 0, 0)
                 placeVideo(bufferWidth: frame.width, bufferHeight: frame.height, crop: frame.crop)
-                wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
+                wl_surface_damage_buffer(surface, 0, 0, Int32(frame.width), Int32(frame.height))
                 stats.dmabufFrames += 1
                 commit(frameID: frameID, readyNs: readyNs, canvas: false)
                 return true
@@ -372,7 +373,7 @@ public final class WaylandScreen {
             setGeometry(bufferWidth: pool.width, bufferHeight: pool.height, destination: nil)
             surfaceOrigin = (0, 0)
         }
-        wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
+        wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
         commit(frameID: frameID, readyNs: readyNs, canvas: false)
         return true
     }
@@ -537,7 +538,7 @@ public final class WaylandScreen {
         }
         wl_surface_attach(ps, pool.attach(i), 0, 0)
         wl_surface_set_buffer_scale(ps, Int32(layout.scale))
-        wl_surface_damage_buffer(ps, 0, 0, Int32.max, Int32.max)
+        wl_surface_damage_buffer(ps, 0, 0, Int32(width), Int32(height))
         let s = layout.scale
         wl_subsurface_set_position(panelSubsurface, Int32(x / s - surfaceOrigin.x), Int32(y / s - surfaceOrigin.y))
         wl_surface_commit(ps)

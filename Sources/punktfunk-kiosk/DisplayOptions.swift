@@ -35,7 +35,7 @@ struct DisplayOptions: ParsableArguments {
         switch backend {
         case .wayland:
             return .screen(reason: reason) { () throws(ScreenError) -> any Screen in
-                try WaylandBackend.open(modeRequest: modeRequest, realtimePriority: realtimePriority)
+                try WaylandBackend.open()
             }
         case .kms, .auto:
             let settings = KMSScreen.Settings(devicePath: drmDevice, mode: modeRequest, realtimePriority: realtimePriority,

@@ -6,6 +6,8 @@ extension RunnerConfiguration {
     mutating func applySessionOptions(config: KioskConfig, stream: StreamOptions, input: InputOptions, sound: AudioOptions) throws {
         bitrateKbps = stream.bitrate ?? config.bitrateKbps
         try input.apply(to: &self, config: config)
+        // Under a compositor, its keyboard and mouse come through its seat.
+        openSeat = WaylandBackend.openSeat
         sound.apply(to: &self, config: config)
     }
 }

@@ -1,8 +1,28 @@
 import Display
+import Input
+import Kiosk
+import WaylandDisplay
 
-/// Opens the Wayland backend of the `Screen` seam.
+/// The Wayland backend of the `Screen` seam, opened for `--display wayland` (or auto with a
+/// compositor reachable), and its seat: the compositor's keyboard and mouse into the input service.
 enum WaylandBackend {
-    static func open(modeRequest: ModeRequest?, realtimePriority: Int32) throws(ScreenError) -> any Screen {
-        throw .unavailable("This build has no Wayland backend.")
+    static func open() throws(ScreenError) -> any Screen {
+        let screen = try WaylandScreen()
+        for notice in screen.notices { note(notice) }
+        return screen
+    }
+
+    /// `RunnerConfiguration.openSeat`: the seat of a Wayland screen (nil for any other).
+    static func openSeat(_ screen: any Screen, _ service: InputService) -> SeatLink? {
+        guard let wayland = screen as? WaylandScreen else { return nil }
+        let seat = wayland.makeSeat { event in service.seat(event) }
+        for notice in seat.notices { note(notice) }
+        return SeatLink(setCapture: { seat.setCapture($0) },
+                        followMode: {
+                            let g = wayland.seatGeometry
+                            seat.setGeometry(surfaceWidth: g.surfaceWidth, surfaceHeight: g.surfaceHeight,
+                                             panelWidth: g.panelWidth, panelHeight: g.panelHeight)
+                        },
+                        close: { seat.destroy() })
     }
 }

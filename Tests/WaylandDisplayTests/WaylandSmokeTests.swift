@@ -78,11 +78,19 @@ import VideoFrames
         var canvasShown: UInt64?
         let deadline = MonotonicClock.nowNs() + 3_000_000_000
         while canvasShown == nil, MonotonicClock.nowNs() < deadline {
-            let changes = screen.service(timeoutMs: 50)
+            // The runner's idle wait: prepare, poll, finish.
+            var fds = screen.prepareWait().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&fds, nfds_t(fds.count), 50)
+            let changes = screen.finishWait(readable: fds.map { $0.revents & Int16(POLLIN) != 0 })
             #expect(!changes.contains { if case .lost = $0 { true } else { false } })
             canvasShown = screen.takeCanvasShown()
         }
-        #expect(canvasShown != nil, "the canvas commit got no presentation answer within 3 s")
+        // Headless sway 1.7 (pixman) answers no presentation feedback at all (neither does
+        // weston-presentation-shm there), nor does weston once its idle timer blanked the output:
+        // then the surface counts as hidden and everything keeps running.
+        _ = screen.takeShown()
+        #expect(canvasShown != nil || screen.stats.hidden || screen.presentationClockName == nil,
+                "the canvas commit got no presentation answer within 3 s, yet the surface is not hidden")
         Self.hold(screen, "canvas")
 
         // A stream: 60 pictures committed on arrival at ~60 fps, newest wins.
@@ -106,13 +114,19 @@ import VideoFrames
         let s = screen.stats
         print("wayland smoke: committed \(s.presentation.committed) presented \(s.presentation.presented) discarded \(s.presentation.discarded) zero-copy \(s.presentation.zeroCopy); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms, min \(Double(s.presentation.minLatencyNs) / 1e6), max \(Double(s.presentation.maxLatencyNs) / 1e6); convert mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms over \(s.shmFrames)")
         #expect(s.shmFrames + s.noFreeBuffer == 60)
-        #expect(s.presentation.presented > 0)
+        #expect(s.presentation.presented > 0 || canvasShown == nil || screen.presentationClockName == nil)
         #expect(shown.allSatisfy { $0.glassNs >= $0.commitNs || $0.glassNs + 1_000_000 > $0.commitNs })
         Self.hold(screen, "stream")
         screen.hidePanel()
         screen.setStreaming(false)
         #expect(!screen.isLost)
     }
+
+    /// Pictures the stream test shows (`WAYLAND_SMOKE_FRAMES`, default 90); with
+    /// `WAYLAND_SMOKE_EXPECT_LOSS` set the compositor is killed meanwhile by hand and the stream
+    /// must end `.lost` with a sentence, not trap.
+    static let frames = getenv("WAYLAND_SMOKE_FRAMES").flatMap { UInt64(String(cString: $0)) } ?? 90
+    static let expectLoss = getenv("WAYLAND_SMOKE_EXPECT_LOSS") != nil
 
     /// The seam's stream loop with the real CPU conversion: a file-like source at 60 fps.
     @Test(.enabled(if: display != nil, "WAYLAND_DISPLAY is unset: no compositor to connect to"))
@@ -129,17 +143,52 @@ import VideoFrames
             #expect(glass > 0 && ready > 0)
         }
         let outcome = try screen.present(first: .cpu(frame), presentation) {
-            guard next < 90 else { return .end }
+            guard next < Self.frames else { return .end }
             next += 1
             return .frame(SourcedFrame(frame: .cpu(frame), index: next, indexInPass: Int(next), firstPass: true))
         }
-        #expect(outcome == .finished)
         let s = wayland.stats
-        print("wayland present: \(screen.name) shown \(shown.count) of 90; presented \(s.presentation.presented) discarded \(s.presentation.discarded); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms; YUVToRGB 640x360 mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms")
-        #expect(s.shmFrames + s.noFreeBuffer == 90)
-        #expect(wayland.presentationClockName == nil || !shown.isEmpty)
+        if Self.expectLoss {
+            print("wayland present: outcome \(outcome)")
+            guard case .lost(let sentence) = outcome else { Issue.record("expected .lost, got \(outcome)"); return }
+            #expect(sentence.contains("went away") || sentence.contains("protocol error"))
+            return
+        }
+        #expect(outcome == .finished)
+        print("wayland present: \(screen.name) shown \(shown.count) of \(Self.frames); presented \(s.presentation.presented) discarded \(s.presentation.discarded); commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms; YUVToRGB 640x360 mean \(s.shmFrames > 0 ? Double(s.convertNsSum / s.shmFrames) / 1e6 : 0) ms")
+        #expect(s.shmFrames + s.noFreeBuffer == Self.frames)
+        #expect(wayland.presentationClockName == nil || !shown.isEmpty || s.hidden)
         #expect(shown == shown.sorted())
         Self.hold(wayland, "present")
+    }
+
+    /// `WAYLAND_SMOKE_RESIZE` is a command that changes the output under the window (sway:
+    /// `swaymsg output HEADLESS-1 resolution 1920x1080`); the screen must report the new mode
+    /// and lay the next canvas out at it.
+    @Test(.enabled(if: display != nil && getenv("WAYLAND_SMOKE_RESIZE") != nil,
+                   "WAYLAND_SMOKE_RESIZE is unset: no command to resize the output with"))
+    func outputResizeIsFollowed() throws {
+        let screen = try WaylandScreen()
+        defer { screen.close() }
+        let before = screen.mode
+        // Mapped first: a compositor reconfigures only a window it shows.
+        let first = try #require(try screen.canvas(id: 6))
+        memset(first.pixels, 0x40, first.pitch * first.height)
+        try screen.commitCanvas(id: 6, damage: nil)
+        _ = screen.service(timeoutMs: 200)
+        _ = system(String(cString: getenv("WAYLAND_SMOKE_RESIZE")!))
+        var change: ScreenChange?
+        let deadline = MonotonicClock.nowNs() + 3_000_000_000
+        while change == nil, MonotonicClock.nowNs() < deadline {
+            change = screen.service(timeoutMs: 50).first { if case .modeChanged = $0 { true } else { false } }
+        }
+        print("wayland resize: \(before.name) → \(screen.mode.name), change \(String(describing: change))")
+        guard case .modeChanged(_, let from, let to) = change else { Issue.record("no mode change within 3 s"); return }
+        #expect(from == before && to == screen.mode && to != before)
+        let canvas = try #require(try screen.canvas(id: 7))
+        #expect(canvas.width == to.width && canvas.height == to.height)
+        try screen.commitCanvas(id: 7, damage: nil)
+        _ = screen.service(timeoutMs: 100)
     }
 
     @Test func noCompositorIsAClearError() {

@@ -46,6 +46,8 @@ public final class KioskRunner {
     /// Keyboards, mice and pads for the process's life (nil with `--input none`, or when input
     /// cannot run): the shell's navigation, or the streaming session's host.
     private(set) var shellInput: ShellInput?
+    /// The compositor's keyboard and mouse under Wayland (nil on KMS: evdev reads them).
+    private var seat: SeatLink?
     /// `machine.nextDeadline` as of the last event.
     private var deadlineNs: UInt64?
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
@@ -132,6 +134,9 @@ public final class KioskRunner {
         deadlineNs = machine.nextDeadline
         if let notice = machine.state.notice { toast = (notice, now + Self.toastNs) }
         shellInput?.follow(phase: machine.state.phase)
+        if let seat {
+            if case .streaming = machine.state.phase { seat.setCapture(true) } else { seat.setCapture(false) }
+        }
         for line in KioskConsole.lines(from: before, to: machine.state) { say(line) }
         for effect in effects { perform(effect) }
     }
@@ -248,7 +253,9 @@ public final class KioskRunner {
     /// Starts the process-lived input (`configuration.input`), in the shell route; its pointer
     /// kept inside the panel's mode.
     private func startInput() {
-        guard let options = configuration.input else { return }
+        guard var options = configuration.input else { return }
+        // Under a compositor keyboards and mice are its own: they come through its seat.
+        if screen?.keyboardsAndMiceAreTheScreens == true { options.evdevKeyboardsAndMice = false }
         let input = ShellInput(options: options, events: events)
         if let mode = screen?.mode { input.setPanel(width: mode.width, height: mode.height) }
         // Ctrl+Alt+F`n` typed on the grabbed keyboard in the shell: the VT switch the console
@@ -257,6 +264,7 @@ public final class KioskRunner {
         input.onConsoleSwitch = { number in switchConsole?(number) }
         if let problem = input.start() { say(problem); return }
         shellInput = input
+        if let screen, screen.keyboardsAndMiceAreTheScreens { seat = configuration.openSeat?(screen, input.service) }
     }
 
     private func loadProfile() -> (KnownHosts, String?) {
@@ -677,6 +685,7 @@ public final class KioskRunner {
                                              modeChanged: false)))
         case .modeChanged(let output, _, let mode):
             shellInput?.setPanel(width: mode.width, height: mode.height)
+            seat?.followMode()
             feed(.displayChanged(DisplayNews(connector: output, mode: mode.name, width: mode.width, height: mode.height,
                                              modeChanged: true)))
             if let session = stream?.pipeline?.session {
@@ -722,6 +731,8 @@ public final class KioskRunner {
             let refresh = Double(screen.mode.refreshIntervalNs) / 1e6
             say(String(format: "shell: input→glass p50 %.1f ms, max %.1f ms over %d screens (one refresh: %.1f ms)", l.p50Ms, l.maxMs, l.count, refresh))
         }
+        seat?.close()
+        seat = nil
         shellInput?.stop()
         shellInput = nil
         screen?.close()

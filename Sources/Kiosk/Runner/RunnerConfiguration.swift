@@ -59,6 +59,9 @@ public struct RunnerConfiguration {
     public var audioRealtimePriority: Int32 = 5
     /// ALSA capture device for the mic uplink (nil: none); used when the host grants the mic.
     public var micDevice: String?
+    /// Opens the screen's own keyboard and mouse (a compositor's seat) delivering into the input
+    /// service; nil for a screen that has none. Set by the executable, which knows the backends.
+    public var openSeat: ((any Screen, InputService) -> SeatLink?)?
     /// One JSON line per shell screen that reached glass, on stdout: `{"shell":"home","flip":N}`
     /// (the VM harness waits on these before its screendumps).
     public var shellTrace = false
