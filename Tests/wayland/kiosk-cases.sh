@@ -19,8 +19,7 @@ check_judge() {  # check_judge NAME REPORT.json COMPOSITOR [+|-SUBJECT]…: chec
 if start_sway kiosk-sway 1280x720; then
   on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-demo.stdout" 2> "$out/kiosk-sway-demo.stderr" &
   k=$!
-  wait_for "$out/kiosk-sway-demo.stderr" "{\"wayland\"" 30   # the stream's start-up line
-  sleep 2
+  sleep 5   # (on glass `demo` prints no stats lines to wait for)
   on grim - > "$out/kiosk-sway-demo.png" 2>> "$out/grim.log"
   wait $k; rc=$?
   judge "sway: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-sway-demo.png" "$fixture"
@@ -36,7 +35,7 @@ if start_weston kiosk-weston 1280x720; then
   XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" XDG_CONFIG_HOME="$xdg/config" "$KIOSK" demo --display wayland \
     --seconds $kiosk_seconds > "$out/kiosk-weston-demo.stdout" 2> "$out/kiosk-weston-demo.stderr" &
   k=$!
-  wait_for "$out/kiosk-weston-demo.stderr" "{\"wayland\"" 30
+  sleep 4
   WESTON_TRIES=3 weston_shot "$out/kiosk-weston-demo.png" demo "$fixture"
   wait $k; rc=$?
   judge "weston: demo --display wayland shows demo frames (kiosk exit $rc)" demo "$out/kiosk-weston-demo.png" "$fixture"
@@ -50,14 +49,26 @@ else
 fi
 
 xdg=$(xdg_for kiosk-cage)
+# The first picture took 6 to more than 12 s to show under cage here (debug build, loaded machine).
 as_user env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" XDG_CONFIG_HOME="$xdg/config" WLR_BACKENDS=headless \
   WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
-  cage -- sh -c "'$KIOSK' check --json --seconds 1 > '$xdg/check.json' 2> '$xdg/check.stderr'; '$KIOSK' demo --display wayland --seconds $kiosk_seconds > '$xdg/kiosk.stdout' 2> '$xdg/kiosk.stderr' & sleep 7; grim '$xdg/demo.png'; wait \$!; echo \$? > '$xdg/kiosk.rc'" \
+  cage -- sh -c "'$KIOSK' check --json --seconds 1 > '$xdg/check.json' 2> '$xdg/check.stderr'; '$KIOSK' demo --display wayland --seconds 22 > '$xdg/kiosk.stdout' 2> '$xdg/kiosk.stderr' & for i in 1 2 3 4 5; do sleep 4; grim \"$xdg/demo-\$i.png\"; done; wait \$!; echo \$? > '$xdg/kiosk.rc'" \
   > "$out/kiosk-cage.log" 2>&1
 for f in kiosk.stdout kiosk.stderr kiosk.rc check.json check.stderr; do cp "$xdg/$f" "$out/kiosk-cage-$f" 2>/dev/null; done
 check_judge "cage: check names cage, lacks the viewporter and presentation-time" "$out/kiosk-cage-check.json" cage \
   +wp_viewporter +wp_presentation +zwp_pointer_constraints_v1 -wl_seat
-if cp "$xdg/demo.png" "$out/kiosk-cage-demo.png" 2>/dev/null; then
+# The newest shot that is not all black (shots at 4, 8, 12, 16, 20 s).
+for i in 5 4 3 2 1; do
+  [ -f "$xdg/demo-$i.png" ] || continue
+  cp "$xdg/demo-$i.png" "$out/kiosk-cage-demo.png"
+  python3 "$here/judge.py" colour "$xdg/demo-$i.png" 000000 0.99 > /dev/null 2>&1 || break
+done
+if [ -f "$out/kiosk-cage-demo.png" ] && python3 "$here/judge.py" colour "$out/kiosk-cage-demo.png" 000000 0.99 > /dev/null 2>&1; then
+  # cage 0.1.4 (headless, pixman) kept showing a client's first buffer in our runs (the test
+  # client's too, see the cage machinery case): all black means no picture to judge, not a wrong one.
+  result SKIP "cage (no viewporter, no presentation-time): demo still shows frames" \
+    "every shot (4 to 20 s) is black: cage kept the kiosk's first buffer on screen (kiosk exit $(cat "$out/kiosk-cage-kiosk.rc" 2>/dev/null)); not judged"
+elif [ -f "$out/kiosk-cage-demo.png" ]; then
   judge "cage (no viewporter, no presentation-time): demo still shows frames (kiosk exit $(cat "$out/kiosk-cage-kiosk.rc" 2>/dev/null))" \
     demo "$out/kiosk-cage-demo.png" "$fixture"
 else
@@ -79,8 +90,9 @@ fi
 
 # ---------------------------------------------------------------- a stream on sway: input, focus, resize, kill
 port=$((20000 + RANDOM % 20000))
-# Real HEVC (the demo's): on a display a stream whose pictures cannot be decoded ends at once.
-timeout 120 "$TESTHOST" --bind 127.0.0.1 --port $port --fps 30 --hevc "$fixture" --max-seconds 100 \
+# A decodable stream (the demo's HEVC): synthetic AUs end a stream on glass ("no picture that
+# could be decoded").
+timeout 120 "$TESTHOST" --bind 127.0.0.1 --port $port --hevc "$fixture" --fps 30 --max-seconds 100 \
   --input-log "$out/kiosk-host-input.jsonl" > "$out/kiosk-host.stdout" 2> "$out/kiosk-host.stderr" &
 host=$!
 if ! wait_for "$out/kiosk-host.stderr" 'fingerprint' 20; then
@@ -98,21 +110,25 @@ if start_sway kiosk-stream 1280x720; then
   wait_for "$out/kiosk-stream.stdout" '"second"' 40 || true
   sleep 1
   # Keys: letters, modifiers (never the whole escape chord), arrows, Enter, Space, Backspace.
-  # The virtual keyboard first, then a pause: the kiosk's wl_keyboard exists only once the seat
-  # has a keyboard (capabilities), and keys sent before it are the compositor's to drop.
-  printf 'sync\nsleep 1500\n' > "$out/kiosk-keys-lead.txt"
   : > "$out/kiosk-keys.txt"
   for code in 30 48 17 31 32 42 54 29 56 103 108 105 106 28 57 14; do
     printf 'key %s 1\nkey %s 0\n' "$code" "$code" >> "$out/kiosk-keys.txt"
   done
-  cat "$out/kiosk-keys-lead.txt" "$out/kiosk-keys.txt" | on "$client" inject 2> "$out/kiosk-inject-keys.log"
-  sleep 1
+  # One injector for the whole stream (its virtual devices stay): sway 1.7 segfaulted here when
+  # a second injector's devices came and went while the kiosk streamed captured.
+  fifo="$xdg/inject.fifo"
+  mkfifo -m 600 "$fifo" && chown "$user" "$fifo"
+  on sh -c "exec '$client' inject < '$fifo'" 2> "$out/kiosk-inject.log" &
+  injector=$!
+  exec 9> "$fifo"
+  # The kiosk binds the new keyboard and gets its enter on its own schedule: wait before typing.
+  { echo "sleep 1500"; cat "$out/kiosk-keys.txt"; echo sync; } >&9
+  sleep 3
   judge "sway: keys injected reach pf-testhost's input log exactly" hostkeys "$out/kiosk-host-input.jsonl" "$out/kiosk-keys.txt"
 
   # Focus loss: S held, a window takes the focus: the host gets S's release from the kiosk.
   lines=$(wc -l < "$out/kiosk-host-input.jsonl")
-  printf 'sync\nsleep 1500\nkey 31 1\nsync\nsleep 3000\nkey 31 0\nsync\n' | on "$client" inject 2> "$out/kiosk-inject-hold.log" &
-  inj=$!
+  printf 'key 31 1\nsync\n' >&9
   i=0; while ! tail -n +$((lines + 1)) "$out/kiosk-host-input.jsonl" | grep -q '"kind":0'; do
     i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.1
   done
@@ -121,7 +137,7 @@ if start_sway kiosk-stream 1280x720; then
   printf 'key 31 1\nkey 31 0\n' > "$out/kiosk-hold.txt"
   judge "sway: focus loss releases held keys on the host (S held, workspace switched)" \
     hostkeys "$out/kiosk-host-input.jsonl" "$out/kiosk-hold.txt" "$lines"
-  wait $inj
+  printf 'key 31 0\nsync\n' >&9
   on swaymsg workspace number 1 >> "$out/kiosk-swaymsg-ws.log" 2>&1
   sleep 0.5
 
@@ -135,19 +151,18 @@ if start_sway kiosk-stream 1280x720; then
   fi
 
   # The compositor killed mid-stream: the kiosk ends, non-zero, with a sentence, nothing held.
-  printf 'sync\nsleep 1500\nkey 32 1\nsync\nsleep 4000\n' | on "$client" inject 2> /dev/null &
-  inj=$!
-  sleep 2.5
-  sway_pid=$(pgrep -P "$pid" -x sway | head -1)
-  if [ -n "$sway_pid" ]; then kill -9 "$sway_pid"; else result FAIL "sway: compositor killed mid-stream" "no sway under runuser $pid"; fi
-  wait "$pid" 2>/dev/null
+  printf 'key 32 1\nsync\n' >&9
+  sleep 1
+  sway_pid=$(for p in $(descendants "$pid"); do [ "$(ps -o comm= -p "$p")" = sway ] && echo "$p"; done | head -1)
+  if [ -n "$sway_pid" ]; then kill -9 "$sway_pid"; wait "$pid" 2>/dev/null; else stop "$pid"; fi
   i=0; while kill -0 $k 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   if kill -0 $k 2>/dev/null; then
     stop $k; rc="still running 10 s after"
   else
     wait $k; rc=$?
   fi
-  stop $inj
+  exec 9>&-
+  stop $injector
   last=$(grep -v '^\s*$' "$out/kiosk-stream.stderr" | tail -1)
   held=$(python3 - "$out/kiosk-host-input.jsonl" <<'PY'
 import json, sys
@@ -162,7 +177,9 @@ for line in open(sys.argv[1]):
 print(" ".join(hex(v) for v in sorted(held)) or "nothing")
 PY
 )
-  if [[ "$rc" =~ ^[0-9]+$ ]] && [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ -n "$last" ] && [ "$held" = nothing ]; then
+  # A sentence about the compositor (not a crash, not the start-up line) as the last word.
+  if [[ "$rc" =~ ^[0-9]+$ ]] && [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && echo "$last" | grep -qiE 'compositor|gone|lost' \
+     && [ "$held" = nothing ]; then
     result PASS "sway: compositor killed mid-stream ends the kiosk cleanly" "exit $rc; last line: ${last:0:160}; held on the host: $held"
   else
     result FAIL "sway: compositor killed mid-stream ends the kiosk cleanly" "exit $rc; last line: ${last:0:160}; held on the host: $held"

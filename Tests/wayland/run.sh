@@ -58,6 +58,7 @@ wait_for() {  # wait_for FILE PATTERN SECONDS
 finish() {
   for p in $(jobs -p); do pkill -TERM -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
   wait 2>/dev/null
+  rm -rf /tmp/pf-wl-*-$$-*
   echo "wayland-harness: $passed passed, $failed failed, $skipped skipped in $(($(date +%s) - started)) s (evidence in $out)"
   [ "$failed" -eq 0 ]
   exit $?
@@ -88,8 +89,8 @@ else
   as_user() { "$@"; }
 fi
 uid=$(id -u "$user")
-xdg_for() {  # xdg_for NAME: a fresh runtime dir owned by the compositor's user
-  local d="/tmp/pf-wl-$uid-$1"
+xdg_for() {  # xdg_for NAME: a fresh runtime dir owned by the compositor's user, this run's own
+  local d="/tmp/pf-wl-$uid-$$-$1"   # (the pid: two harness runs at once must not share sockets)
   rm -rf "$d"; install -d -m 700 -o "$user" "$d"; echo "$d"
 }
 
@@ -125,7 +126,7 @@ start_sway() {  # start_sway NAME WxH
   wait_socket "$1"
 }
 start_weston() {  # start_weston NAME WxH (as root when root: it has no root check, and no seat)
-  xdg="/tmp/pf-wl-$(id -u)-$1"; rm -rf "$xdg"; install -d -m 700 "$xdg"
+  xdg="/tmp/pf-wl-$(id -u)-$$-$1"; rm -rf "$xdg"; install -d -m 700 "$xdg"
   XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so --use-pixman --idle-time=0 --width="${2%x*}" --height="${2#*x}" \
     --socket=wayland-pf --debug --no-config --log="$out/$1.log" > "$out/$1.stdout" 2>&1 &
   pid=$!
@@ -145,9 +146,10 @@ on() {  # on COMMAND…: as the compositor's user, in its session ($xdg, $wl)
   as_user env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" XDG_CONFIG_HOME="$xdg/config" WAYLAND_DISPLAY="$wl" \
     SWAYSOCK="$(ls "$xdg"/sway-ipc.*.sock 2>/dev/null | head -1)" "$@"
 }
-stop() {  # stop PID: the process and, through runuser, its child (runuser does not pass SIGTERM on)
+stop() {  # stop PID: a background job (a subshell running runuser) and what runs under it
   pkill -TERM -P "$1" 2>/dev/null; kill "$1" 2>/dev/null; wait "$1" 2>/dev/null
 }
+descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
 weston_shot() {  # weston_shot PNG JUDGE-ARGS-AFTER-THE-PICTURE…: shoot until judge.py agrees (WESTON_TRIES, 10)
   local png="$1" i; shift
   local dir="$out/weston-shot"
@@ -309,6 +311,15 @@ elif [ ! -x "$TESTHOST" ]; then
   why="no pf-testhost at $TESTHOST (set PF_WL_TESTHOST)"
 elif ! as_user test -x "$KIOSK"; then
   why="$user cannot execute $KIOSK (a directory on its path is not searchable by others)"
+fi
+if [ -z "$why" ] && start_sway kiosk-probe 1280x720; then
+  # A build whose --display wayland is still the seam's stub says so at once.
+  on timeout 30 "$KIOSK" demo --display wayland --seconds 1 > "$out/kiosk-probe.stdout" 2> "$out/kiosk-probe.stderr"
+  probe_rc=$?
+  if grep -q "no Wayland backend" "$out/kiosk-probe.stderr"; then
+    why="$KIOSK --display wayland answers \"$(grep -m1 'no Wayland backend' "$out/kiosk-probe.stderr" | cut -c1-120)\" (exit $probe_rc): the backend is not wired into the executable yet"
+  fi
+  stop $pid
 fi
 if [ -n "$why" ]; then
   for c in "${kiosk_cases[@]}"; do result SKIP "$c" "$why"; done
