@@ -62,7 +62,10 @@ import AudioSimulation
         let played = arrivals.compactMap { a in out[a.seq].map { (a, $0) } }
         #expect(played.count >= arrivals.count - 20)  // a few packets' worth of start-up buffering may remain unplayed at most
         #expect(played.allSatisfy { a, o in o >= a.arrivalNs })
-        #expect(zip(played, played.dropFirst()).allSatisfy { $0.1 > $0.0.1 && $1.0.seq > $0.0.seq })
+        let ordered = zip(played, played.dropFirst()).allSatisfy { (p: (AVSkewMeter.Arrival, Int64), q: (AVSkewMeter.Arrival, Int64)) in
+            q.1 > p.1 && q.0.seq > p.0.seq
+        }
+        #expect(ordered)
     }
 
     @Test func withAVSyncControlEarlyAudioIsHeldTowardTheVideo() {
