@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [input] [shell] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [avskew] [input] [shell] [--quick] [--waits N]
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -56,6 +56,14 @@ if all || args.contains("wake") {
 }
 if all || args.contains("audio") {
     for line in runAudioBench(quick: quick) { print(line) }
+}
+if all || args.contains("avskew") {
+    do {
+        for line in try AVSkewBench(seconds: quick ? 3 : 8).report() { print(line) }
+    } catch {
+        print("avskew bench failed: \(error)")
+        exit(1)
+    }
 }
 if all || args.contains("input") {
     for line in runInputBench(quick: quick) { print(line) }
