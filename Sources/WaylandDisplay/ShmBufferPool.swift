@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Screen
 internal import CWaylandClient
 internal import CWaylandProtocols
 
@@ -24,7 +25,7 @@ final class ShmBufferPool {
 
     var count: Int { buffers.count }
 
-    init(shm: OpaquePointer, width: Int, height: Int, format: UInt32, count: Int, generation: Int) throws(WaylandError) {
+    init(shm: OpaquePointer, width: Int, height: Int, format: UInt32, count: Int, generation: Int) throws(ScreenError) {
         self.width = width; self.height = height; self.format = format; self.generation = generation
         stride = width * 4
         size = stride * height * count

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Screen
 internal import CWaylandClient
 internal import CWaylandProtocols
 
@@ -46,7 +47,7 @@ final class WaylandConnection {
     private(set) var advertised: [String: UInt32] = [:]
 
     /// Connects to `name` (nil: `WAYLAND_DISPLAY`, else `wayland-0`) and binds the globals.
-    init(name: String? = nil) throws(WaylandError) {
+    init(name: String? = nil) throws(ScreenError) {
         guard let d = name.map({ wl_display_connect($0) }) ?? wl_display_connect(nil) else {
             let which = name ?? (getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0")
             throw .unavailable("no Wayland compositor at \(which): \(String(cString: strerror(errno)))")
@@ -108,12 +109,12 @@ final class WaylandConnection {
     // MARK: Events
 
     /// A round trip on the private queue. - Throws: `.lost` when the connection broke.
-    func roundtrip() throws(WaylandError) {
+    func roundtrip() throws(ScreenError) {
         if wl_display_roundtrip_queue(display, queue) < 0 { throw connectionError() }
     }
 
     /// Sends what is buffered; EAGAIN (the socket is full) is not an error: poll for POLLOUT.
-    func flush() throws(WaylandError) {
+    func flush() throws(ScreenError) {
         if wl_display_flush(display) < 0, errno != EAGAIN { throw connectionError() }
     }
 
@@ -122,7 +123,7 @@ final class WaylandConnection {
     /// The wayland.md §4.3 pattern: prepare_read_queue (dispatching what is already queued
     /// until it succeeds), flush, poll, read_events or cancel_read, dispatch_queue_pending.
     @discardableResult
-    func dispatch(timeoutMs: Int32, extra: [Int32] = []) throws(WaylandError) -> [Bool] {
+    func dispatch(timeoutMs: Int32, extra: [Int32] = []) throws(ScreenError) -> [Bool] {
         while wl_display_prepare_read_queue(display, queue) != 0 {
             if wl_display_dispatch_queue_pending(display, queue) < 0 { throw connectionError() }
         }
@@ -144,7 +145,7 @@ final class WaylandConnection {
 
     /// The connection's error as a sentence: a protocol error names the interface, object and
     /// code; anything else is the compositor going away.
-    func connectionError() -> WaylandError {
+    func connectionError() -> ScreenError {
         let code = wl_display_get_error(display)
         if code == EPROTO {
             var interface: UnsafePointer<wl_interface>?

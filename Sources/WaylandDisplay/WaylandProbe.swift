@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SystemClock
+import Screen
 internal import CWaylandClient
 internal import CWaylandProtocols
 
@@ -93,9 +94,9 @@ public enum WaylandProbe {
     /// - Parameters:
     ///   - displayName: the socket (nil: `WAYLAND_DISPLAY`, else `wayland-0`).
     ///   - timeoutMs: how long each round trip may take before the compositor counts as hung.
-    /// - Throws: `WaylandError.unavailable` when nothing listens, `.lost` when the connection
+    /// - Throws: `ScreenError.unavailable` when nothing listens, `.lost` when the connection
     ///   breaks or a round trip times out.
-    public static func run(displayName: String? = nil, timeoutMs: Int = 2000) throws(WaylandError) -> WaylandProbeResult {
+    public static func run(displayName: String? = nil, timeoutMs: Int = 2000) throws(ScreenError) -> WaylandProbeResult {
         let which = displayName ?? (getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0")
         guard let display = displayName.map({ wl_display_connect($0) }) ?? wl_display_connect(nil) else {
             throw .unavailable("no Wayland compositor at \(which): \(String(cString: strerror(errno)))")
@@ -182,7 +183,7 @@ private final class ProbeState {
     }
 
     /// `wl_display.sync` and dispatch until its `done`, or throw after `timeoutMs`.
-    func roundtrip(timeoutMs: Int) throws(WaylandError) {
+    func roundtrip(timeoutMs: Int) throws(ScreenError) {
         synced = false
         guard let callback = wl_display_sync(display) else { throw .system("wl_display_sync", errno: errno) }
         defer { wl_callback_destroy(callback) }
@@ -209,7 +210,7 @@ private final class ProbeState {
         }
     }
 
-    func lost() -> WaylandError {
+    func lost() -> ScreenError {
         let code = wl_display_get_error(display)
         return .lost(code == 0 ? "the Wayland connection closed" : "the Wayland connection failed: \(String(cString: strerror(code)))")
     }

@@ -88,12 +88,12 @@ public final class WaylandScreen {
     /// - Parameters:
     ///   - displayName: the socket (nil: `WAYLAND_DISPLAY`).
     ///   - conversion: the CPU NV12/P010 → XRGB8888 path for software pictures.
-    /// - Throws: `WaylandError` when no compositor is reachable, a required global is missing,
+    /// - Throws: `ScreenError` when no compositor is reachable, a required global is missing,
     ///   or no configure came within `configureTimeoutMs`.
     public init(displayName: String? = nil, appID: String = "punktfunk-kiosk", title: String = "punktfunk",
                 conversion: PictureConversion? = nil, configureTimeoutMs: Int = 5000) throws(ScreenError) {
         let c: WaylandConnection
-        do { c = try WaylandConnection(name: displayName) } catch { throw error.screenError }
+        do { c = try WaylandConnection(name: displayName) } catch { throw error }
         connection = c
         notices = c.notices
         self.conversion = conversion
@@ -125,19 +125,16 @@ public final class WaylandScreen {
         // xdg-shell: the first commit carries no buffer; the configure answers it.
         wl_surface_commit(surface)
         let deadline = MonotonicClock.nowNs() + UInt64(configureTimeoutMs) * 1_000_000
-        do {
+        do throws(ScreenError) {
             try c.flush()
             while !configured {
                 let now = MonotonicClock.nowNs()
-                guard now < deadline else { throw WaylandError.unusable("the compositor sent no configure for the fullscreen window") }
+                guard now < deadline else { throw .unusable("the compositor sent no configure for the fullscreen window") }
                 try c.dispatch(timeoutMs: Int32(min(100, (deadline - now) / 1_000_000 + 1)))
             }
-        } catch let e as WaylandError {
-            destroyObjects()
-            throw e.screenError
         } catch {
             destroyObjects()
-            throw .lost("\(error)")
+            throw error
         }
         pendingChanges = []  // the first layout is the starting mode, not a change
         resampleClock(now: MonotonicClock.nowNs())
@@ -237,7 +234,7 @@ public final class WaylandScreen {
         return ScreenChanges.coalesced(pendingChanges)
     }
 
-    private func fail(_ error: WaylandError) {
+    private func fail(_ error: ScreenError) {
         guard !isLost else { return }
         isLost = true
         pendingChanges.append(.lost(sentence: error.description))
@@ -260,7 +257,7 @@ public final class WaylandScreen {
         let pool: ShmBufferPool
         do {
             pool = try self.pool(&canvasPool, width: layout.bufferWidth, height: layout.bufferHeight, format: 1, count: 3)
-        } catch { throw error.screenError }
+        } catch { throw error }
         if let i = canvasByID[id] { return canvas(id: id, pool: pool, index: i) }
         guard let i = pool.free() else { return nil }
         pool.attachReserve(i)
@@ -587,7 +584,7 @@ public final class WaylandScreen {
 
     // MARK: Buffers
 
-    private func pool(_ slot: inout ShmBufferPool?, width: Int, height: Int, format: UInt32, count: Int) throws(WaylandError) -> ShmBufferPool {
+    private func pool(_ slot: inout ShmBufferPool?, width: Int, height: Int, format: UInt32, count: Int) throws(ScreenError) -> ShmBufferPool {
         if let p = slot, p.width == width, p.height == height, p.format == format { return p }
         poolGeneration += 1
         let p = try ShmBufferPool(shm: connection.shm!, width: width, height: height, format: format, count: count,

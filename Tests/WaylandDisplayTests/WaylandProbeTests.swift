@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import WaylandDisplay
+import Screen
 
 /// `WaylandProbe` (what `check` reports of a compositor): against a real one only when
 /// `WAYLAND_DISPLAY` names it (e.g. headless weston, see `WaylandSmokeTests`); the table of the
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func noCompositorIsAClearError() {
-        #expect(throws: WaylandError.self) { try WaylandProbe.run(displayName: "wl-nobody-listens-here") }
+        #expect(throws: ScreenError.self) { try WaylandProbe.run(displayName: "wl-nobody-listens-here") }
     }
 
     @Test func theTableNamesTheRequiredGlobalsAndTheSeatVersion() {

@@ -1,5 +1,6 @@
 internal import CDRM
 import VideoFrames
+import Screen
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -685,7 +686,7 @@ public final class Presenter {
     /// start) sets up the canvas: its buffers on a plane covering the CRTC (TEST_ONLY-confirmed),
     /// cleared to black; the video pipeline retires until the next flip.
     /// - Returns: nil when every canvas buffer is on screen, queued or not yet released.
-    public func canvas(id: UInt64) throws(KMSError) -> CanvasBuffer? {
+    public func canvas(id: UInt64) throws(KMSError) -> ScreenCanvas? {
         if pipeline == nil || pipeline?.key != nil {
             let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex, wanted: [(.xrgb8888, FormatModifier.linear)])
             let full = PixelRect(x: 0, y: 0, width: mode.width, height: mode.height)
@@ -706,7 +707,7 @@ public final class Presenter {
         let slot = p.slots[index]
         slot.frame = id
         slot.releaseRequested = false
-        return CanvasBuffer(id: id, pixels: buffer.map, pitch: buffer.pitch, width: mode.width, height: mode.height,
+        return ScreenCanvas(id: id, pixels: buffer.map, pitch: buffer.pitch, width: mode.width, height: mode.height,
                             generation: canvasGeneration, index: index)
     }
 

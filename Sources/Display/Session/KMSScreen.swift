@@ -164,9 +164,7 @@ public final class KMSScreen: Screen {
 
     public func canvas(id: UInt64) throws(ScreenError) -> ScreenCanvas? {
         do {
-            guard let b = try presenter.canvas(id: id) else { return nil }
-            return ScreenCanvas(id: b.id, pixels: b.pixels, pitch: b.pitch, width: b.width, height: b.height,
-                                generation: b.generation, index: b.index)
+            return try presenter.canvas(id: id)
         } catch {
             throw .unusable("\(error)")
         }

@@ -9,7 +9,7 @@ public struct KioskProtocol: Sendable, Equatable {
     public var version: UInt32
     /// The lowest advertised version the backend can use (below it counts as missing).
     public var minimum: UInt32
-    /// Without it the backend does not start (`WaylandError.unusable`).
+    /// Without it the backend does not start (`ScreenError.unusable`).
     public var required: Bool
     /// Required: why the backend cannot start without it. Optional: the notice — what it does
     /// instead.
