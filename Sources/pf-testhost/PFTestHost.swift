@@ -53,6 +53,8 @@ struct PFTestHost: ParsableCommand {
     @Option(name: .customLong("audio-loss"), help: "Audio datagrams dropped on purpose, percent (seeded).") var audioLoss = 0.0
     @Option(name: .customLong("audio-jitter-ms"), help: "Hold each audio datagram back a random 0…N ms (reorders).") var audioJitterMs = 0.0
     @Option(name: .customLong("audio-marker-every"), help: "Every Nth audio packet is a 3 kHz marker burst; its due time is logged as {\"audio_marker\":…} (0 = none).") var audioMarkerEvery = 0
+    @Option(name: .customLong("audio-jitter-burst"), help: "START:SECONDS:MS — audio packets due START…START+SECONDS s after the first one are held back a random 0…MS ms instead (logged as {\"audio_jitter_burst\":…}).") var audioJitterBurst: String?
+    @Flag(name: .customLong("video-at-audio-markers"), help: "Capture a video frame at each audio marker's due time (frames stamped on a grid that follows the markers); each is logged as {\"video_marker\":…}.") var videoAtAudioMarkers = false
     @Option(help: "Record this ALSA capture device (e.g. hw:Loopback,1) as S16_LE stereo 48 kHz into --capture-file, then print {\"capture\":…}.") var capture: String?
     @Option(name: .customLong("capture-seconds")) var captureSeconds = 5.0
     @Option(name: .customLong("capture-file")) var captureFile = "capture.raw"
@@ -75,6 +77,10 @@ struct PFTestHost: ParsableCommand {
         guard approvalWait > 0, pendingEvery > 0, pending >= 0, sessions >= 0 else {
             throw ValidationError("--approval-wait and --pending-every must be positive; --pending and --sessions not negative")
         }
+        if let audioJitterBurst, AudioJitterBurst(parsing: audioJitterBurst) == nil {
+            throw ValidationError("--audio-jitter-burst takes START:SECONDS:MS, e.g. 16:1:20")
+        }
+        if videoAtAudioMarkers && audioMarkerEvery <= 0 { throw ValidationError("--video-at-audio-markers needs --audio-marker-every") }
         if let redirect, Self.parseRedirect(redirect) == nil {
             throw ValidationError("--redirect takes HOST:PORT[:PIN], e.g. 127.0.0.1:9778 or :9778")
         }
@@ -130,10 +136,27 @@ struct PFTestHost: ParsableCommand {
             options.audioSkewPPM = audioSkewPPM
             options.audioLossPercent = audioLoss
             options.audioJitterNs = UInt64(max(0, audioJitterMs) * 1e6)
-            if audioMarkerEvery > 0 {
-                let every = UInt32(audioMarkerEvery)
-                options.onAudioProduced = { seq, due in
-                    if seq % every == 0 { FileHandle.standardOutput.write(Data("{\"audio_marker\":{\"seq\":\(seq),\"due_mono_ns\":\(due)}}\n".utf8)) }
+            let burst = audioJitterBurst.flatMap(AudioJitterBurst.init(parsing:))
+            options.audioJitterBurst = burst
+            let every = UInt32(max(audioMarkerEvery, 0))
+            // Both callbacks run on the session thread: the newest marker, for its video frame.
+            let newest = MarkerNote()
+            options.onAudioProduced = { seq, due in
+                if seq == 0, let burst {
+                    FileHandle.standardOutput.write(Data(("{\"audio_jitter_burst\":{\"start_mono_ns\":\(due + burst.startNs),"
+                        + "\"end_mono_ns\":\(due + burst.startNs + burst.durationNs),\"jitter_ms\":\(Double(burst.jitterNs) / 1e6)}}\n").utf8))
+                }
+                guard every > 0, seq % every == 0 else { return }
+                newest.seq = seq
+                newest.dueNs = due
+                FileHandle.standardOutput.write(Data("{\"audio_marker\":{\"seq\":\(seq),\"due_mono_ns\":\(due)}}\n".utf8))
+            }
+            if videoAtAudioMarkers {
+                options.videoAtAudioMarkers = every
+                options.onVideoFrame = { frame, capture, pts in
+                    guard capture == newest.dueNs else { return }
+                    FileHandle.standardOutput.write(Data(("{\"video_marker\":{\"seq\":\(newest.seq),\"frame\":\(frame),"
+                        + "\"capture_mono_ns\":\(capture),\"pts_ns\":\(pts)}}\n").utf8))
                 }
             }
         }
@@ -228,4 +251,11 @@ struct PFTestHost: ParsableCommand {
         }
         FileHandle.standardError.write(Data("pf-testhost: sent \(framesSent) frames, dropped \(dropped) datagrams, received \(feedback) feedback datagrams\n".utf8))
     }
+}
+
+/// The newest audio marker pf-testhost logged (seq, due time), read when a video frame is sent.
+/// Written and read on the session thread only.
+private final class MarkerNote: @unchecked Sendable {
+    var seq: UInt32 = 0
+    var dueNs: UInt64 = .max
 }

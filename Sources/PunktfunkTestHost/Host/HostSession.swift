@@ -68,6 +68,18 @@ public final class HostSession: @unchecked Sendable {
         /// Called for each audio packet produced: its seq and the CLOCK_MONOTONIC time it is due
         /// (before loss or jitter), on the session thread.
         public var onAudioProduced: (@Sendable (UInt32, UInt64) -> Void)?
+        /// A burst of heavier audio send jitter at a set time after the first audio packet.
+        public var audioJitterBurst: AudioJitterBurst?
+        /// Nonzero: every Nth audio packet (seq 0, N, 2N, … — the tone's markers) has a video
+        /// frame captured at its due time. Video frames are then captured on a `VideoFrameGrid`
+        /// that is anchored on each marker's due time, and stamped with their slot's time rather
+        /// than their send time (the A/V skew pair); the marker's own slot is sent however late
+        /// the host runs, other late slots are skipped as before.
+        public var videoAtAudioMarkers: UInt32 = 0
+        /// Called for each video frame sent: frame number, capture time (CLOCK_MONOTONIC ns) and
+        /// the pts a client derives from it (the session's realtime origin + whole µs), on the
+        /// session thread.
+        public var onVideoFrame: (@Sendable (UInt32, UInt64, Int64) -> Void)?
         /// Host datagrams (rumble, HID output, cursor, …) and control messages (StreamConfig,
         /// Reconfigured, …) sent when the frame counter reaches `frame`.
         public var events: [ScriptedEvent] = []
@@ -220,6 +232,12 @@ public final class HostSession: @unchecked Sendable {
         let audioPeriod = Double(options.audioFrameNs) * (1 + options.audioSkewPPM / 1e6)
         /// Audio datagrams held back by the jitter injection: (send time, bytes), unordered.
         var heldAudio: [(at: UInt64, bytes: [UInt8])] = []
+        /// The first audio packet's due time (the jitter burst's origin).
+        var audioFirstDue: UInt64 = 0
+        /// Video capture slots when they follow the audio markers; whether the next frame is a
+        /// marker's (slot 0 of a grid anchored on it).
+        var videoGrid: VideoFrameGrid?
+        var markerFramePending = false
         var frame: UInt32 = 0
         var auIndex = 0
         var forceKeyframe = false
@@ -315,6 +333,9 @@ public final class HostSession: @unchecked Sendable {
                 nextAudio = nextFrame
                 audioStart = nextFrame
                 audioStartRealtime = MonotonicClock.realtimeNs()
+                audioFirstDue = audioStart
+                if options.videoAtAudioMarkers > 0 { videoGrid = VideoFrameGrid(anchorNs: nextFrame, fps: options.fps) }
+                markerFramePending = false
             }
             guard let sender, doneAt == nil else { continue }
             let remote = connection.remoteAddress
@@ -345,9 +366,17 @@ public final class HostSession: @unchecked Sendable {
                 }
                 if let payload = source(audioSeq) {
                     options.onAudioProduced?(audioSeq, due)
+                    // A marker: the grid is anchored on its due time, its slot sent next.
+                    if videoGrid != nil, audioSeq % options.videoAtAudioMarkers == 0 {
+                        videoGrid = VideoFrameGrid(anchorNs: due, fps: options.fps)
+                        markerFramePending = true
+                        nextFrame = due
+                    }
                     let packet = HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: ptsNs, payload: payload)))
                     if audioLossThreshold == 0 || audioRNG.next() >= audioLossThreshold {
-                        let hold = options.audioJitterNs == 0 ? 0 : audioRNG.next() % (options.audioJitterNs + 1)
+                        let bound = options.audioJitterBurst?.bound(sinceFirstNs: due &- audioFirstDue, steadyJitterNs: options.audioJitterNs)
+                            ?? options.audioJitterNs
+                        let hold = bound == 0 ? 0 : audioRNG.next() % (bound + 1)
                         heldAudio.append((at: MonotonicClock.nowNs() + hold, bytes: packet.encoded))
                     }
                 }
@@ -369,8 +398,18 @@ public final class HostSession: @unchecked Sendable {
             guard !options.accessUnits.isEmpty else { continue }
             let t = MonotonicClock.nowNs()
             if t >= nextFrame {
-                nextFrame += frameNs
-                if nextFrame < t { nextFrame = t + frameNs }  // fell behind: do not burst
+                let capture: UInt64
+                if var grid = videoGrid, let slot = markerFramePending ? grid.takeNext() : grid.take(nowNs: t) {
+                    capture = slot
+                    markerFramePending = false
+                    nextFrame = grid.nextDueNs
+                    videoGrid = grid
+                } else {
+                    capture = t
+                    nextFrame += frameNs
+                    if nextFrame < t { nextFrame = t + frameNs }  // fell behind: do not burst
+                }
+                let ptsMicros = UInt32(truncatingIfNeeded: (capture &- clockOriginMonoNs) / 1000)
                 while nextEvent < script.count, script[nextEvent].frame <= Int(frame) {
                     if !blackedOut { send(script[nextEvent].action, connection: connection, handshake: handshake) }
                     nextEvent += 1
@@ -387,7 +426,7 @@ public final class HostSession: @unchecked Sendable {
                 do {
                     try au.withUnsafeBytes { raw in
                         try sender.send(raw, frame: frame, epoch: epoch, userFlags: isKey ? AccessUnit.keyframeFlag : 0,
-                                        ptsMicros: UInt32(truncatingIfNeeded: (t - clockOriginMonoNs) / 1000)) { datagram in
+                                        ptsMicros: ptsMicros) { datagram in
                             if blackedOut || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
                             _ = try socket.send(datagram, to: remote)
                         }
@@ -395,6 +434,7 @@ public final class HostSession: @unchecked Sendable {
                 } catch let e as QuicError { throw .transport(e) } catch {
                     throw .transport(.invalidState("send: \(error)"))
                 }
+                options.onVideoFrame?(frame, capture, Int64(hello.clockOriginNs) &+ Int64((capture &- clockOriginMonoNs) / 1000) &* 1000)
                 let index = auIndex
                 lock.withLock {
                     _framesSent += 1
