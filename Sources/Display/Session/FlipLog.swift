@@ -15,9 +15,10 @@ public final class FlipLog {
 
     deinit { close() }
 
-    /// `{"seq":S,"flip_ns":T,"frame":n,"ready_ns":R,"commit_ns":C}`
-    public func flip(sequence: UInt32, flipNs: UInt64, frame: UInt64, readyNs: UInt64, commitNs: UInt64) {
-        write("{\"seq\":\(sequence),\"flip_ns\":\(flipNs),\"frame\":\(frame),\"ready_ns\":\(readyNs),\"commit_ns\":\(commitNs)}\n")
+    /// `{"seq":S,"flip_ns":T,"frame":n,"ready_ns":R,"commit_ns":C,"pts_ns":P}` — P is the
+    /// picture's pts (a session's: the host capture time on the host's realtime clock).
+    public func flip(sequence: UInt32, flipNs: UInt64, frame: UInt64, readyNs: UInt64, commitNs: UInt64, ptsNs: Int64) {
+        write("{\"seq\":\(sequence),\"flip_ns\":\(flipNs),\"frame\":\(frame),\"ready_ns\":\(readyNs),\"commit_ns\":\(commitNs),\"pts_ns\":\(ptsNs)}\n")
     }
 
     /// `{"summary":true,"committed":…,"dropped":…,"repeats":…,"latch_misses":…,"flips":…,

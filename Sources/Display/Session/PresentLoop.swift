@@ -62,8 +62,8 @@ public final class PresentLoop {
     /// time (CLOCK_MONOTONIC ns). The stats overlay counts it here.
     public var onShown: ((_ frame: UInt64, _ flipNs: UInt64, _ readyNs: UInt64) -> Void)?
 
-    /// (readyNs, commitNs) by frame id while the frame is between ready and its flip.
-    private var times: [UInt64: (ready: UInt64, commit: UInt64)] = [:]
+    /// (readyNs, commitNs, pts) by frame id while the frame is between ready and its flip.
+    private var times: [UInt64: (ready: UInt64, commit: UInt64, pts: Int64)] = [:]
     /// VT signals that arrived during a checkpoint pause, handled first thing by the next
     /// iteration (the kernel holds the switch until then).
     private var deferredSignals: [SignalWatch.Event] = []
@@ -176,7 +176,7 @@ public final class PresentLoop {
                         let t = MonotonicClock.nowNs()
                         lastCommitNs = t
                         pacer.committed(f, nowNs: t)
-                        times[f.id, default: (f.readyNs, 0)].commit = t
+                        times[f.id, default: (f.readyNs, 0, 0)].commit = t
                         consecutiveFailures = 0
                     } catch {
                         pacer.commitFailed(f, nowNs: MonotonicClock.nowNs())
@@ -219,7 +219,7 @@ public final class PresentLoop {
                         if try presenter.fill(f.frame, id: f.index) {
                             let ready = MonotonicClock.nowNs()
                             pacer.frameReady(PacedFrame(id: f.index, readyNs: ready))
-                            times[f.index] = (ready, 0)
+                            times[f.index] = (ready, 0, f.frame.pts)
                             produced += 1
                             lastProduced = f.index
                             if f.firstPass, checkpointPictures.contains(f.indexInPass) { hold = (f.index, f.indexInPass) }
@@ -297,7 +297,7 @@ public final class PresentLoop {
             lastShown = shown
             if let t = times.removeValue(forKey: shown) {
                 let flipNs = e.timestampNs == 0 ? now : e.timestampNs
-                flipLog?.flip(sequence: e.sequence, flipNs: flipNs, frame: shown, readyNs: t.ready, commitNs: t.commit)
+                flipLog?.flip(sequence: e.sequence, flipNs: flipNs, frame: shown, readyNs: t.ready, commitNs: t.commit, ptsNs: t.pts)
                 onShown?(shown, flipNs, t.ready)
             }
             if let h = hold, h.id == shown {
