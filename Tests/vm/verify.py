@@ -1064,8 +1064,8 @@ def check_audio(out):
     skews = [r["skew_ms"] for r in stats if r.get("skew_ms") is not None]
     figures = (f"judged {(last - first) * block / AUDIO_RATE:.1f} s from {AUDIO_SETTLE_S} s in: {freq:.2f} Hz "
                f"({(freq / AUDIO_TONE_HZ - 1) * 100:+.3f} %), worst of {len(window_freqs)} 1 s windows {worst_window:.2f} Hz "
-               f"({(worst_window / AUDIO_TONE_HZ - 1) * 100 if worst_window else 0:+.3f} %), A/V skew (sink's own clocks, headless: "
-               f"DAC − decode) {'/'.join(f'{v:+.1f}' for v in skews[-3:]) if skews else 'n/a'} ms, SNR {snr:.1f} dB, longest gap {gap_ms:.1f} ms, corr(L, R) {-mirrored:.3f}, "
+               f"({(worst_window / AUDIO_TONE_HZ - 1) * 100 if worst_window else 0:+.3f} %), A/V skew (sink's own clocks: "
+               f"DAC − glass on vkms, − decode when headless) {'/'.join(f'{v:+.1f}' for v in skews[-3:]) if skews else 'n/a'} ms, SNR {snr:.1f} dB, longest gap {gap_ms:.1f} ms, corr(L, R) {-mirrored:.3f}, "
                f"{len(latencies)} markers, latency p50 {lat[len(lat) // 2] if lat else float('nan'):.1f} ms "
                f"max {lat[-1] if lat else float('nan'):.1f} ms; kiosk: xruns {last_stats['xruns']}, "
                f"concealed {last_stats['concealed_ms']} ms, lost {last_stats['lost']}, buffer {last_stats['buffer_ms']} / "
@@ -1155,7 +1155,7 @@ def check_avskew(out, host, markers, capture, onsets, first_sample):
                       f"{len(framed)} marked frames sent")
     flip_of = {f["pts_ns"]: f["flip_ns"] for f in flips if "pts_ns" in f}
     dues = sorted((d, s) for s, d in markers.items())
-    skews, audio_lat, video_lat, no_frame, not_shown, heard = [], [], [], 0, 0, 0
+    skews, audio_lat, video_lat, no_frame, not_shown, heard, paired = [], [], [], 0, 0, 0, set()
     for st in onsets:
         if st < first_sample:
             continue
@@ -1163,8 +1163,11 @@ def check_avskew(out, host, markers, capture, onsets, first_sample):
         earlier = [(d, s) for d, s in dues if d <= t and t - d < 1_000_000_000]
         if not earlier:
             continue
-        heard += 1
         due, seq = earlier[-1]
+        if seq in paired:
+            continue  # a second onset of one marker (its burst broken by a stall)
+        paired.add(seq)
+        heard += 1
         vm = framed.get(seq)
         if not vm or vm["capture_mono_ns"] != due:
             no_frame += 1
