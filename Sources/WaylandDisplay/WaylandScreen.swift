@@ -16,7 +16,8 @@ internal import CWaylandProtocols
 ///
 /// Pacing: commit on arrival (newest wins; never waits for a frame callback); a hidden surface
 /// (no feedback) keeps everything running. Pictures: CPU pictures are converted into a pool of
-/// released-and-reused wl_shm buffers (XRGB8888); GPU pictures are imported through
+/// released-and-reused wl_shm buffers (XRGB8888; a 10-bit picture as XRGB2101010 or XBGR2101010
+/// where `TenBitShm` says, so the two bits stay); GPU pictures are imported through
 /// linux-dmabuf v4 when the surface feedback lists their format/modifier (one wl_buffer per VA
 /// surface, held until `wl_buffer.release`), else read back and shown through wl_shm.
 ///
@@ -53,6 +54,8 @@ public final class WaylandScreen {
     private var canvasShownNs: UInt64?
     private var canvasInFlight: UInt64?
     private var conversion: PictureConversion?
+    /// The wl_shm format and layout of 10-bit pictures (nil: XRGB8888).
+    let deepShm: (format: UInt32, layout: RGBLayout)?
     /// The built-in conversion and its scratch columns (resized only when the geometry changes).
     private var converter: YUVToRGBConverter?
     private var columns: [Int32] = []
@@ -88,15 +91,18 @@ public final class WaylandScreen {
     /// - Parameters:
     ///   - displayName: the socket (nil: `WAYLAND_DISPLAY`).
     ///   - conversion: the CPU NV12/P010 → XRGB8888 path for software pictures.
+    ///   - tenBitShm: when 10-bit pictures go as 10-bit wl_shm buffers (ignored with `conversion`).
     /// - Throws: `ScreenError` when no compositor is reachable, a required global is missing,
     ///   or no configure came within `configureTimeoutMs`.
     public init(displayName: String? = nil, appID: String = "punktfunk-kiosk", title: String = "punktfunk",
-                conversion: PictureConversion? = nil, configureTimeoutMs: Int = 5000) throws(ScreenError) {
+                conversion: PictureConversion? = nil, tenBitShm: TenBitShm = .auto,
+                configureTimeoutMs: Int = 5000) throws(ScreenError) {
         let c: WaylandConnection
         do { c = try WaylandConnection(name: displayName) } catch { throw error }
         connection = c
         notices = c.notices
         self.conversion = conversion
+        deepShm = conversion == nil ? tenBitShm.layout(shmFormats: c.shmFormats, composited: c.dmabuf != nil) : nil
         guard c.shmFormats.contains(1) || c.shmFormats.isEmpty else {
             c.disconnect()
             throw .unusable("the compositor's wl_shm takes no XRGB8888")
@@ -329,10 +335,12 @@ public final class WaylandScreen {
         let w = frame.visibleWidth, h = frame.visibleHeight
         guard w > 0, h > 0 else { stats.refused += 1; return false }
         let scaled = connection.viewporter != nil
+        let deep = frame.pixelFormat.bitDepth == 10 ? deepShm : nil
+        let format = deep?.format ?? 1
         let pool: ShmBufferPool
         do {
-            pool = scaled ? try self.pool(&videoPool, width: w, height: h, format: 1, count: 4)
-                          : try self.pool(&videoPool, width: layout.bufferWidth, height: layout.bufferHeight, format: 1, count: 4)
+            pool = scaled ? try self.pool(&videoPool, width: w, height: h, format: format, count: 4)
+                          : try self.pool(&videoPool, width: layout.bufferWidth, height: layout.bufferHeight, format: format, count: 4)
         } catch { fail(error); return false }
         guard let i = pool.free() else { stats.noFreeBuffer += 1; return false }
         let rect: (x: Int, y: Int, width: Int, height: Int)
@@ -352,7 +360,7 @@ public final class WaylandScreen {
             if let conversion {
                 try conversion(frame, pool.pixels(i), pool.stride, rect.x, rect.y, rect.width, rect.height)
             } else {
-                let converter = YUVToRGBConverter(for: frame)
+                let converter = YUVToRGBConverter(for: frame, output: deep?.layout ?? .xrgb8888)
                 if converter != self.converter { self.converter = converter }
                 try self.converter!.convert(frame, into: pool.pixels(i), pitch: pool.stride,
                                             rect: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
@@ -363,6 +371,7 @@ public final class WaylandScreen {
         stats.convertNsSum += dt
         stats.convertNsMax = max(stats.convertNsMax, dt)
         stats.shmFrames += 1
+        if deep != nil { stats.shmDeepFrames += 1 }
         wl_surface_attach(surface, pool.attach(i), 0, 0)
         if scaled {
             placeVideo(bufferWidth: w, bufferHeight: h, crop: FrameCrop())

@@ -15,6 +15,47 @@ check_judge() {  # check_judge NAME REPORT.json COMPOSITOR [+|-SUBJECT]…: chec
   if figures=$(python3 "$here/check_report.py" "$@" 2>&1); then result PASS "$name" "$figures"; else result FAIL "$name" "$figures"; fi
 }
 
+# stream10 WHO NAME LAYOUT BORDER [KIOSK-ARGS…]: a 10-bit libx265 stream from pf-testhost to the
+# kiosk under the running weston ($xdg, $wl), software rung (P010 → wl_shm); the shot must be the
+# right frame (judge.py demo, BORDER: black or any-border), the start line's shm_10bit must be
+# LAYOUT (none: XRGB8888), and the summary must count 10-bit buffers (none: 0, else > 0).
+fixture10="$out/main10-640x360.hevc"
+stream10() {
+  local who="$1" name="$2" want="$3" border="$4"; shift 4
+  [ -s "$fixture10" ] || ffmpeg -loglevel error -y -f lavfi -i "testsrc2=size=640x360:rate=30" -frames:v 30 \
+    -vf "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p10le" -c:v libx265 -preset ultrafast \
+    -x265-params "log-level=error:bframes=0:keyint=30:colorprim=bt709:transfer=bt709:colormatrix=bt709:range=limited" \
+    -f hevc "$fixture10" 2> "$out/main10-ffmpeg.log"
+  local port10=$((20000 + RANDOM % 20000)) ev="$out/kiosk-$who-10bit"
+  timeout 60 "$TESTHOST" --bind 127.0.0.1 --port $port10 --hevc "$fixture10" --fps 30 --max-seconds 40 \
+    > "$ev-host.stdout" 2> "$ev-host.stderr" &
+  local host10=$!
+  if ! wait_for "$ev-host.stderr" 'fingerprint' 20; then
+    result FAIL "$name" "pf-testhost did not start: $(head -c 300 "$ev-host.stderr")"; stop $host10; return
+  fi
+  local fp10 k rc layout deep shm figures
+  fp10=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$ev-host.stderr" | head -1)
+  XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" XDG_CONFIG_HOME="$xdg/config" "$KIOSK" connect "127.0.0.1:$port10" --fp "$fp10" \
+    --display wayland --decoder software --seconds 7 "$@" > "$ev.stdout" 2> "$ev.stderr" &
+  k=$!
+  wait_for "$ev.stdout" '"second"' 30 || true
+  sleep 1
+  WESTON_TRIES=3 weston_shot "$ev.png" demo "$fixture10" "$border"
+  wait $k; rc=$?
+  stop $host10
+  layout=$(sed -n 's/.*"shm_10bit":"\([A-Za-z0-9]*\)".*/\1/p' "$ev.stderr" | head -1)
+  shm=$(sed -n 's/.*"summary":true.*"shm":\([0-9]*\),"shm_10bit":\([0-9]*\).*/\1/p' "$ev.stderr" | tail -1)
+  deep=$(sed -n 's/.*"summary":true.*"shm":\([0-9]*\),"shm_10bit":\([0-9]*\).*/\2/p' "$ev.stderr" | tail -1)
+  figures=$(python3 "$here/judge.py" demo "$ev.png" "$fixture10" "$border" 2>&1); local shown=$?
+  local counted=1
+  if [ "$want" = none ]; then [ "${deep:-x}" = 0 ] && counted=0; else [ "${deep:-0}" -gt 0 ] 2>/dev/null && counted=0; fi
+  if [ $shown -eq 0 ] && [ "$layout" = "$want" ] && [ $counted -eq 0 ] && [ "${shm:-0}" -gt 0 ] 2>/dev/null; then
+    result PASS "$name" "$figures; 10-bit buffers: $layout, $deep of $shm wl_shm pictures (kiosk exit $rc)"
+  else
+    result FAIL "$name" "$figures; 10-bit buffers: ${layout:-not said} (want $want), ${deep:-?} of ${shm:-?} wl_shm pictures (kiosk exit $rc) $(tail -c 300 "$ev.stderr")"
+  fi
+}
+
 # ---------------------------------------------------------------- demo on sway, weston, cage
 if start_sway kiosk-sway 1280x720; then
   on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-demo.stdout" 2> "$out/kiosk-sway-demo.stderr" &
@@ -43,9 +84,23 @@ if start_weston kiosk-weston 1280x720; then
     > "$out/kiosk-weston-check.json" 2> "$out/kiosk-weston-check.stderr"
   check_judge "weston: check names weston, lacks the seat and dma-buf" "$out/kiosk-weston-check.json" weston \
     +wl_seat +zwp_linux_dmabuf_v1 -wp_presentation -wp_viewporter
+  # A 10-bit stream (software rung: P010) under weston's pixman renderer: it lists XRGB2101010
+  # but shows such buffers black, and composites in 8 bits anyway; auto keeps XRGB8888 (no
+  # linux-dmabuf = no GPU compositing) and the frames must show.
+  stream10 weston "weston (pixman): a 10-bit stream stays XRGB8888 and shows its frames" none black
   stop $pid
 else
   result FAIL "weston: demo --display wayland shows demo frames" "weston did not start: $(tail -c 300 "$out/kiosk-weston.log")"
+fi
+
+# weston's GL renderer (llvmpipe, headless) lists XBGR2101010 and composites it right; it offers no
+# linux-dmabuf without a GPU, so `--wayland-10bit on` asks for the 10-bit buffers auto would not.
+if start_weston kiosk-weston-gl 1280x720 --use-gl; then
+  stream10 weston-gl "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames" XBGR2101010 any-border \
+    --wayland-10bit on
+  stop $pid
+else
+  result FAIL "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames" "weston --use-gl did not start: $(tail -c 300 "$out/kiosk-weston-gl.log")"
 fi
 
 xdg=$(xdg_for kiosk-cage)

@@ -125,9 +125,9 @@ start_sway() {  # start_sway NAME WxH
   pid=$!
   wait_socket "$1"
 }
-start_weston() {  # start_weston NAME WxH (as root when root: it has no root check, and no seat)
+start_weston() {  # start_weston NAME WxH [--use-gl] (as root when root: it has no root check, and no seat)
   xdg="/tmp/pf-wl-$(id -u)-$$-$1"; rm -rf "$xdg"; install -d -m 700 "$xdg"
-  XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so --use-pixman --idle-time=0 --width="${2%x*}" --height="${2#*x}" \
+  XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so "${3:---use-pixman}" --idle-time=0 --width="${2%x*}" --height="${2#*x}" \
     --socket=wayland-pf --debug --no-config --log="$out/$1.log" > "$out/$1.stdout" 2>&1 &
   pid=$!
   wait_socket "$1"
@@ -301,11 +301,13 @@ kiosk_cases=("sway: demo --display wayland shows demo frames" "weston: demo --di
              "cage (no viewporter, no presentation-time): demo still shows frames" "sway: the shell's home screen (OCR)"
              "sway: keys injected reach pf-testhost's input log exactly" "sway: focus loss releases held keys on the host"
              "sway: output resize reaches the host as a mode request" "sway: compositor killed mid-stream ends the kiosk cleanly"
-             "sway: check names sway" "weston: check names weston" "cage: check names cage")
+             "sway: check names sway" "weston: check names weston" "cage: check names cage"
+             "weston (pixman): a 10-bit stream stays XRGB8888 and shows its frames"
+             "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames")
 why=""
 if [ ! -x "$KIOSK" ]; then
   why="no kiosk binary at $KIOSK (swift build --product punktfunk-kiosk, or set PF_WL_KIOSK)"
-elif ! "$KIOSK" demo --help 2>&1 | grep -q -- '--display'; then
+elif ! "$KIOSK" demo --help 2>&1 | grep -- '--display' > /dev/null; then  # (grep -q would end the pipe early: SIGPIPE, pipefail)
   why="$KIOSK has no --display option yet: the Wayland backend is not wired into the runner (issue 20, item 1)"
 elif [ ! -x "$TESTHOST" ]; then
   why="no pf-testhost at $TESTHOST (set PF_WL_TESTHOST)"
