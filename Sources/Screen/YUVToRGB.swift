@@ -113,14 +113,7 @@ public struct YUVToRGBConverter: Sendable, Equatable {
         // Wrapping operators: every intermediate is below 2^28 in magnitude (a sample's offset
         // from its zero times its coefficient stays below 2^26 at either output depth), so nothing
         // can wrap; they only drop the overflow checks.
-        let yy = (y &- yOffset) &* yScale &+ 32768
-        let u = cb &- chromaOffset, v = cr &- chromaOffset
-        return pack(yy, v &* crToR, 0 &- (u &* cbToG &+ v &* crToG), u &* cbToB)
-    }
-
-    @inline(__always)
-    private func pack(_ yy: Int32, _ r: Int32, _ g: Int32, _ b: Int32) -> UInt32 {
-        kernel.pack(yy &+ r, yy &+ g, yy &+ b)
+        kernel.pair(y, 0, cb, cr).0
     }
 
     /// Converts the frame's visible window into `destination` (32-bit pixel rows `pitch` bytes apart)
@@ -284,22 +277,23 @@ public struct YUVToRGBConverter: Sendable, Equatable {
     @inline(__always)
     private func scaledRow8(_ yRow: UnsafeRawPointer, _ cRow: UnsafeRawPointer,
                             _ cols: UnsafePointer<Int32>, _ out: UnsafeMutablePointer<UInt32>, _ count: Int) {
+        let k = kernel
         let y = yRow.assumingMemoryBound(to: UInt8.self), c = cRow.assumingMemoryBound(to: UInt8.self)
         for x in 0..<count {
             let sx = Int(cols[x]), ci = (sx >> 1) << 1
-            out[x] = pixel(y: Int32(y[sx]), cb: Int32(c[ci]), cr: Int32(c[ci + 1]))
+            out[x] = k.pair(Int32(y[sx]), 0, Int32(c[ci]), Int32(c[ci + 1])).0
         }
     }
 
     @inline(__always)
     private func scaledRow16(_ yRow: UnsafeRawPointer, _ cRow: UnsafeRawPointer,
                              _ cols: UnsafePointer<Int32>, _ out: UnsafeMutablePointer<UInt32>, _ count: Int) {
+        let k = kernel
         let y = yRow.assumingMemoryBound(to: UInt16.self), c = cRow.assumingMemoryBound(to: UInt16.self)
         for x in 0..<count {
             let sx = Int(cols[x]), ci = (sx >> 1) << 1
-            out[x] = pixel(y: Int32(UInt16(littleEndian: y[sx]) >> 6),
-                           cb: Int32(UInt16(littleEndian: c[ci]) >> 6),
-                           cr: Int32(UInt16(littleEndian: c[ci + 1]) >> 6))
+            out[x] = k.pair(Int32(UInt16(littleEndian: y[sx]) >> 6), 0,
+                            Int32(UInt16(littleEndian: c[ci]) >> 6), Int32(UInt16(littleEndian: c[ci + 1]) >> 6)).0
         }
     }
 }
