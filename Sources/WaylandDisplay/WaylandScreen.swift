@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +20,9 @@ internal import CWaylandProtocols
 /// released-and-reused wl_shm buffers (XRGB8888; a 10-bit picture as XRGB2101010 or XBGR2101010
 /// where `TenBitShm` says, so the two bits stay); GPU pictures are imported through
 /// linux-dmabuf v4 when the surface feedback lists their format/modifier (one wl_buffer per VA
-/// surface, held until `wl_buffer.release`), else read back and shown through wl_shm.
+/// surface, held until `wl_buffer.release`; the first picture of each format/modifier/size is
+/// asked with the asynchronous `create`, never `create_immed`, whose failure may be fatal —
+/// `DmabufImportTrials`), else read back and shown through wl_shm.
 ///
 /// Geometry: with `wp_viewporter` a picture's buffer is its visible size and the viewport scales
 /// it onto the largest centered rectangle of the configured size (a fullscreen surface smaller
@@ -83,6 +86,9 @@ public final class WaylandScreen {
     private var dmabufBuilder = DmabufFeedbackBuilder()
     public private(set) var dmabufFeedback: DmabufFeedback?
     private var imported: [ImportKey: ImportedBuffer] = [:]
+    /// `create` first, `create_immed` once accepted (`DmabufImportTrials`), and the questions out.
+    private var importTrials = DmabufImportTrials()
+    private var trialsAsked: [ImportTrial] = []
 
     /// The notices of the connection (one line per missing optional protocol) and of the screen.
     public private(set) var notices: [String]
@@ -595,6 +601,15 @@ public final class WaylandScreen {
         var held: DecodedPicture?
         init(buffer: OpaquePointer) { self.buffer = buffer }
     }
+    /// One asynchronous `create` waiting for `created` / `failed`.
+    private final class ImportTrial {
+        let key: DmabufImportTrials.Key
+        let params: OpaquePointer
+        weak var screen: WaylandScreen?
+        init(key: DmabufImportTrials.Key, params: OpaquePointer, screen: WaylandScreen) {
+            self.key = key; self.params = params; self.screen = screen
+        }
+    }
 
     /// The wl_buffer of a VA surface: imported once per (surface, generation) when the surface
     /// feedback lists its format/modifier; the picture is held until the buffer's release.
@@ -607,14 +622,26 @@ public final class WaylandScreen {
         if let e = imported[key] {
             entry = e
         } else {
-            guard let params = zwp_linux_dmabuf_v1_create_params(dmabuf) else { return nil }
+            let trialKey = DmabufImportTrials.Key(pair: FormatModifier(format: frame.fourcc, modifier: modifier),
+                                                  width: frame.width, height: frame.height)
+            let step = importTrials.step(for: trialKey)
+            guard step != .readBack, let params = zwp_linux_dmabuf_v1_create_params(dmabuf) else { return nil }
             for (index, plane) in frame.planes.enumerated() {
                 let obj = frame.objects[plane.objectIndex]
                 zwp_linux_buffer_params_v1_add(params, obj.fd, UInt32(index), plane.offset, plane.pitch,
                                                UInt32(truncatingIfNeeded: modifier >> 32),
                                                UInt32(truncatingIfNeeded: modifier))
             }
-            // create_immed: only listed pairs reach here (an unlisted one would be fatal).
+            if step == .askFirst {
+                // The answer comes as created/failed; this picture goes the CPU way meanwhile.
+                let trial = ImportTrial(key: trialKey, params: params, screen: self)
+                zwp_linux_buffer_params_v1_add_listener(params, Self.trialListener.pointer, context(trial))
+                zwp_linux_buffer_params_v1_create(params, Int32(frame.width), Int32(frame.height), frame.fourcc, 0)
+                trialsAsked.append(trial)
+                flushOrFail()
+                return nil
+            }
+            // create_immed: only combinations the compositor accepted before reach here.
             guard let buffer = zwp_linux_buffer_params_v1_create_immed(params, Int32(frame.width), Int32(frame.height),
                                                                        frame.fourcc, 0) else {
                 zwp_linux_buffer_params_v1_destroy(params); return nil
@@ -627,6 +654,28 @@ public final class WaylandScreen {
         entry.held?.release()  // a re-export of the same surface: the older lease goes back
         entry.held = picture
         return entry.buffer
+    }
+
+    private static let trialListener = Listener(zwp_linux_buffer_params_v1_listener(
+        created: { data, _, buffer in
+            let trial = object(data, as: ImportTrial.self)
+            if let buffer { wl_buffer_destroy(buffer) }  // the question's buffer; pictures import their own
+            trial.screen?.answer(trial, accepted: true)
+        },
+        failed: { data, _ in
+            let trial = object(data, as: ImportTrial.self)
+            trial.screen?.answer(trial, accepted: false)
+        }
+    ))
+
+    private func answer(_ trial: ImportTrial, accepted: Bool) {
+        importTrials.record(trial.key, accepted: accepted)
+        zwp_linux_buffer_params_v1_destroy(trial.params)
+        trialsAsked.removeAll { $0 === trial }
+        if !accepted {
+            FileHandle.standardError.write(Data(("punktfunk-kiosk: the compositor refused the dma-buf \(trial.key): "
+                + "those pictures are read back and shown through wl_shm\n").utf8))
+        }
     }
 
     private static let importedListener = Listener(wl_buffer_listener(
@@ -699,6 +748,8 @@ public final class WaylandScreen {
         for slot in feedbackSlots { if let p = slot.proxy { wp_presentation_feedback_destroy(p); slot.proxy = nil } }
         for (_, e) in imported { e.held?.release(); wl_buffer_destroy(e.buffer) }
         imported = [:]
+        for trial in trialsAsked { zwp_linux_buffer_params_v1_destroy(trial.params) }
+        trialsAsked = []
         if let p = dmabufFeedbackProxy { zwp_linux_dmabuf_feedback_v1_destroy(p); dmabufFeedbackProxy = nil }
         if let i = idleInhibitor { zwp_idle_inhibitor_v1_destroy(i); idleInhibitor = nil }
         if let ct = contentType { wp_content_type_v1_destroy(ct); contentType = nil }
