@@ -57,6 +57,24 @@ stream10() {
   fi
 }
 
+# presentation_agrees WHO KIOSK-STDERR RUNNER…: the kiosk's wp_presentation answers (its summary's
+# `presented`) and those of weston's own client (weston-presentation-shm, 3 s, run through RUNNER)
+# are both some or both none: a compositor that answers the reference client answers the kiosk.
+presentation_agrees() {
+  local who="$1" log="$2"; shift 2
+  local lines presented
+  lines=$("$@" timeout 3 weston-presentation-shm -f 2>/dev/null | grep -c 'c2p')
+  presented=$(sed -n 's/.*"summary":true.*"presented":\([0-9]*\).*/\1/p' "$log" | tail -1)
+  local name="$who: the kiosk's presentation feedback agrees with weston-presentation-shm's"
+  if [ -z "$presented" ]; then
+    result FAIL "$name" "no summary line from the kiosk in $log"
+  elif { [ "$lines" -gt 0 ] && [ "$presented" -gt 0 ]; } || { [ "$lines" -eq 0 ] && [ "$presented" -eq 0 ]; }; then
+    result PASS "$name" "weston-presentation-shm: $lines presented in 3 s; the kiosk's demo: $presented presented$([ "$lines" -eq 0 ] && echo " (this compositor answers no feedback at all)")"
+  else
+    result FAIL "$name" "weston-presentation-shm: $lines presented in 3 s; the kiosk's demo: $presented presented"
+  fi
+}
+
 # ---------------------------------------------------------------- demo on sway, weston, cage
 if wants sway && start_sway kiosk-sway 1280x720; then
   on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-demo.stdout" 2> "$out/kiosk-sway-demo.stderr" &
@@ -68,6 +86,7 @@ if wants sway && start_sway kiosk-sway 1280x720; then
   on "$KIOSK" check --json --seconds 1 > "$out/kiosk-sway-check.json" 2> "$out/kiosk-sway-check.stderr"
   check_judge "sway: check names sway, lacks dma-buf and the content hint, has the seat" "$out/kiosk-sway-check.json" sway \
     +zwp_linux_dmabuf_v1 +wp_content_type_manager_v1 -wl_seat -wp_presentation -wp_viewporter -zwp_pointer_constraints_v1
+  presentation_agrees sway "$out/kiosk-sway-demo.stderr" on
   stop $pid
 elif wants sway; then
   result FAIL "sway: demo --display wayland shows demo frames" "sway did not start: $(tail -c 300 "$out/kiosk-sway.log")"
@@ -85,6 +104,7 @@ if wants weston && start_weston kiosk-weston 1280x720; then
     > "$out/kiosk-weston-check.json" 2> "$out/kiosk-weston-check.stderr"
   check_judge "weston: check names weston, lacks the seat and dma-buf" "$out/kiosk-weston-check.json" weston \
     +wl_seat +zwp_linux_dmabuf_v1 -wp_presentation -wp_viewporter
+  presentation_agrees weston "$out/kiosk-weston-demo.stderr" env XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl"
   # A 10-bit stream (software rung: P010) under weston's pixman renderer: it lists XRGB2101010
   # but shows such buffers black, and composites in 8 bits anyway; auto keeps XRGB8888 (no
   # linux-dmabuf = no GPU compositing) and the frames must show.

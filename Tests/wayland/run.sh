@@ -74,7 +74,7 @@ trap finish EXIT
 
 # ---------------------------------------------------------------- prerequisites
 missing=()
-for tool in sway weston cage grim swaymsg weston-screenshooter wayland-scanner gcc pkg-config python3 ffmpeg tesseract; do
+for tool in sway weston cage grim swaymsg weston-screenshooter weston-presentation-shm wayland-scanner gcc pkg-config python3 ffmpeg tesseract; do
   command -v "$tool" > /dev/null || missing+=("$tool")
 done
 pkg-config --exists wayland-client xkbcommon || missing+=("libwayland-dev/libxkbcommon-dev")
@@ -325,6 +325,8 @@ kiosk_cases=("sway: demo --display wayland shows demo frames" "weston: demo --di
              "sway: keys injected reach pf-testhost's input log exactly" "sway: focus loss releases held keys on the host"
              "sway: output resize reaches the host as a mode request" "sway: compositor killed mid-stream ends the kiosk cleanly"
              "sway: check names sway" "weston: check names weston" "cage: check names cage"
+             "sway: the kiosk's presentation feedback agrees with weston-presentation-shm's"
+             "weston: the kiosk's presentation feedback agrees with weston-presentation-shm's"
              "weston (pixman): a 10-bit stream stays XRGB8888 and shows its frames"
              "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames")
 why=""
