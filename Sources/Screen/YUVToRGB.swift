@@ -30,15 +30,33 @@ public enum YCbCrMatrix: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// NV12 / P010 → XRGB8888 on the CPU, integer arithmetic, row by row.
+/// The 32-bit RGB pixel a conversion writes (DRM fourcc names; little-endian words).
+public enum RGBLayout: Sendable, Equatable, CustomStringConvertible {
+    /// X:R:G:B = 8:8:8:8 bits from the top, X = 0xFF.
+    case xrgb8888
+    /// X:R:G:B = 2:10:10:10 bits from the top, X = 0b11.
+    case xrgb2101010
+    /// X:B:G:R = 2:10:10:10 bits from the top, X = 0b11.
+    case xbgr2101010
+
+    /// Bits per channel.
+    public var depth: Int { self == .xrgb8888 ? 8 : 10 }
+
+    public var description: String {
+        switch self { case .xrgb8888: "XRGB8888"; case .xrgb2101010: "XRGB2101010"; case .xbgr2101010: "XBGR2101010" }
+    }
+}
+
+/// NV12 / P010 → XRGB8888 (or a 10-bit layout) on the CPU, integer arithmetic, row by row.
 ///
 /// **Arithmetic.** With n the bit depth, limited range subtracts 16·2ⁿ⁻⁸ from Y and 128·2ⁿ⁻⁸ from
-/// Cb/Cr and scales by 255/(219·2ⁿ⁻⁸) and 255/(224·2ⁿ⁻⁸); full range subtracts 0 and 2ⁿ⁻¹ and
-/// scales both by 255/(2ⁿ−1) (H.273 eq. 20–25 inverted). Then
+/// Cb/Cr and scales by M/(219·2ⁿ⁻⁸) and M/(224·2ⁿ⁻⁸); full range subtracts 0 and 2ⁿ⁻¹ and
+/// scales both by M/(2ⁿ−1) (H.273 eq. 20–25 inverted), M = 2ᵐ−1 for an m-bit output channel
+/// (255 for XRGB8888, 1023 for XRGB2101010). Then
 /// R = Y + 2(1−Kr)·Cr, B = Y + 2(1−Kb)·Cb, G = Y − 2Kb(1−Kb)/Kg·Cb − 2Kr(1−Kr)/Kg·Cr, Kg = 1−Kr−Kb.
 /// Every product coefficient (scale folded in) is rounded to the nearest multiple of 2⁻¹⁶; each
 /// channel is the 2⁻¹⁶-fixed sum plus 2¹⁵, shifted right by 16 (round half up), clamped to
-/// 0…255. The result differs from the exact real formula rounded to nearest only where the exact
+/// 0…M. The result differs from the exact real formula rounded to nearest only where the exact
 /// value lies within 0.01 of a .5 boundary (coefficient error ≤ 2⁻¹⁷ per unit of input).
 ///
 /// **Chroma siting: nearest.** Output pixel (x, y) takes the chroma pair at (x/2, y/2) of the
@@ -47,23 +65,30 @@ public enum YCbCrMatrix: Sendable, Equatable, CustomStringConvertible {
 /// nearest: output column dx reads source column ⌊(2·dx+1)·srcW / (2·dstW)⌋ (same for rows),
 /// chroma at half that source position.
 ///
-/// Output pixels are little-endian 32-bit words 0xFF_RR_GG_BB (`DRM_FORMAT_XRGB8888`, X = 0xFF).
+/// Output pixels are little-endian 32-bit words in `output`'s layout: 0xFF_RR_GG_BB
+/// (`DRM_FORMAT_XRGB8888`) by default, or 2:10:10:10 (XRGB2101010 / XBGR2101010) so a 10-bit
+/// picture keeps its depth on a screen that takes it.
 public struct YUVToRGBConverter: Sendable, Equatable {
     public let matrix: YCbCrMatrix
     public let fullRange: Bool
     public let bitDepth: Int
+    /// The pixel written.
+    public let output: RGBLayout
+    /// Bits per output channel (8 or 10).
+    public var outputDepth: Int { output.depth }
 
     /// Q16 coefficients (scale folded in) and input offsets in sample units.
     public let yScale: Int32, crToR: Int32, cbToG: Int32, crToG: Int32, cbToB: Int32
     public let yOffset: Int32, chromaOffset: Int32
 
     /// - Precondition: `bitDepth` is 8 or 10 (other values are clamped to that range).
-    public init(matrix: YCbCrMatrix, fullRange: Bool, bitDepth: Int) {
+    public init(matrix: YCbCrMatrix, fullRange: Bool, bitDepth: Int, output: RGBLayout = .xrgb8888) {
         let n = min(max(bitDepth, 8), 10)
         self.matrix = matrix; self.fullRange = fullRange; self.bitDepth = n
-        let unit = Double(1 << (n - 8))
-        let ys = fullRange ? 255.0 / Double((1 << n) - 1) : 255.0 / (219.0 * unit)
-        let cs = fullRange ? 255.0 / Double((1 << n) - 1) : 255.0 / (224.0 * unit)
+        self.output = output
+        let unit = Double(1 << (n - 8)), top = Double((1 << output.depth) - 1)
+        let ys = fullRange ? top / Double((1 << n) - 1) : top / (219.0 * unit)
+        let cs = fullRange ? top / Double((1 << n) - 1) : top / (224.0 * unit)
         let (kr, kb) = matrix.weights
         let kg = 1 - kr - kb
         func q16(_ v: Double) -> Int32 { Int32((v * 65536).rounded()) }
@@ -76,36 +101,22 @@ public struct YUVToRGBConverter: Sendable, Equatable {
         chromaOffset = Int32(1 << (n - 1))
     }
 
-    /// The converter for a frame's colour description.
-    public init(for frame: DecodedFrame) {
+    /// The converter for a frame's colour description, writing `output` pixels.
+    public init(for frame: DecodedFrame, output: RGBLayout = .xrgb8888) {
         self.init(matrix: .from(matrixCoefficients: frame.colour.matrix, height: frame.visibleHeight),
-                  fullRange: frame.colour.fullRange, bitDepth: frame.pixelFormat.bitDepth)
+                  fullRange: frame.colour.fullRange, bitDepth: frame.pixelFormat.bitDepth, output: output)
     }
 
     /// One pixel, for tests and for colours outside a frame (inputs are n-bit sample values).
     @inline(__always)
     public func pixel(y: Int32, cb: Int32, cr: Int32) -> UInt32 {
-        // Wrapping operators: every intermediate is below 2^26 in magnitude (|sample| < 2^10,
-        // coefficients < 2^17), so nothing can wrap; they only drop the overflow checks.
-        let yy = (y &- yOffset) &* yScale &+ 32768
-        let u = cb &- chromaOffset, v = cr &- chromaOffset
-        return pack(yy, v &* crToR, 0 &- (u &* cbToG &+ v &* crToG), u &* cbToB)
+        // Wrapping operators: every intermediate is below 2^28 in magnitude (a sample's offset
+        // from its zero times its coefficient stays below 2^26 at either output depth), so nothing
+        // can wrap; they only drop the overflow checks.
+        kernel.pair(y, 0, cb, cr).0
     }
 
-    @inline(__always)
-    private func pack(_ yy: Int32, _ r: Int32, _ g: Int32, _ b: Int32) -> UInt32 {
-        0xFF00_0000 | clamp8((yy &+ r) >> 16) << 16 | clamp8((yy &+ g) >> 16) << 8 | clamp8((yy &+ b) >> 16)
-    }
-
-    /// min(max(v, 0), 255) without branches (video noise makes clamp branches unpredictable).
-    @inline(__always)
-    private func clamp8(_ v: Int32) -> UInt32 {
-        let positive = v & ~(v >> 31)                       // max(v, 0)
-        let saturated = positive | ((255 &- positive) >> 31)  // all ones when > 255
-        return UInt32(truncatingIfNeeded: saturated) & 0xFF
-    }
-
-    /// Converts the frame's visible window into `destination` (XRGB8888 rows `pitch` bytes apart)
+    /// Converts the frame's visible window into `destination` (32-bit pixel rows `pitch` bytes apart)
     /// at `rect`. When `rect` is the visible size the copy is 1:1; otherwise it is resampled
     /// nearest (see the type's comment) using `columns`, a caller-owned scratch array that is
     /// resized only when the geometry changes (no allocation per frame in steady state).
@@ -162,34 +173,42 @@ public struct YUVToRGBConverter: Sendable, Equatable {
 
     // MARK: row kernels (inputs: row starts of the luma and chroma planes; `left` in luma samples)
 
-    /// The coefficients as locals, so the row loops keep them in registers.
+    /// The coefficients and the output packing as locals, so the row loops keep them in registers.
     private struct Kernel {
         let yScale: Int32, crToR: Int32, cbToG: Int32, crToG: Int32, cbToB: Int32, yOffset: Int32, chromaOffset: Int32
+        /// The output channel's largest value (255 or 1023), where R, G and B go (bit shifts),
+        /// and the X bits.
+        let top: Int32, rShift: UInt32, gShift: UInt32, bShift: UInt32, alpha: UInt32
 
         @inline(__always)
         func pair(_ y0: Int32, _ y1: Int32, _ cb: Int32, _ cr: Int32) -> (UInt32, UInt32) {
             let u = cb &- chromaOffset, v = cr &- chromaOffset
             let r = v &* crToR, g = 0 &- (u &* cbToG &+ v &* crToG), b = u &* cbToB
             let a = (y0 &- yOffset) &* yScale &+ 32768, c = (y1 &- yOffset) &* yScale &+ 32768
-            return (Self.pack(a, r, g, b), Self.pack(c, r, g, b))
+            return (pack(a &+ r, a &+ g, a &+ b), pack(c &+ r, c &+ g, c &+ b))
         }
 
+        /// Packs three Q16 channel sums (rounding offset included) into one pixel.
         @inline(__always)
-        static func pack(_ yy: Int32, _ r: Int32, _ g: Int32, _ b: Int32) -> UInt32 {
-            0xFF00_0000 | clamp((yy &+ r) >> 16) << 16 | clamp((yy &+ g) >> 16) << 8 | clamp((yy &+ b) >> 16)
+        func pack(_ r: Int32, _ g: Int32, _ b: Int32) -> UInt32 {
+            alpha | clamp(r >> 16) << rShift | clamp(g >> 16) << gShift | clamp(b >> 16) << bShift
         }
 
+        /// min(max(v, 0), top) without branches (video noise makes clamp branches unpredictable).
         @inline(__always)
-        static func clamp(_ v: Int32) -> UInt32 {
-            let positive = v & ~(v >> 31)
-            let saturated = positive | ((255 &- positive) >> 31)
-            return UInt32(truncatingIfNeeded: saturated) & 0xFF
+        func clamp(_ v: Int32) -> UInt32 {
+            let positive = v & ~(v >> 31)                          // max(v, 0)
+            let saturated = positive | ((top &- positive) >> 31)   // all ones when > top
+            return UInt32(truncatingIfNeeded: saturated & top)
         }
     }
 
     private var kernel: Kernel {
-        Kernel(yScale: yScale, crToR: crToR, cbToG: cbToG, crToG: crToG, cbToB: cbToB,
-               yOffset: yOffset, chromaOffset: chromaOffset)
+        let d = UInt32(output.depth)
+        return Kernel(yScale: yScale, crToR: crToR, cbToG: cbToG, crToG: crToG, cbToB: cbToB,
+                      yOffset: yOffset, chromaOffset: chromaOffset, top: Int32((1 << d) - 1),
+                      rShift: output == .xbgr2101010 ? 0 : 2 * d, gShift: d, bShift: output == .xbgr2101010 ? 2 * d : 0,
+                      alpha: d == 10 ? 0xC000_0000 : 0xFF00_0000)
     }
 
     /// One unscaled row; `load(p, i)` reads sample i of a plane row (8-bit or P010).
@@ -212,7 +231,9 @@ public struct YUVToRGBConverter: Sendable, Equatable {
         let yRaw = UnsafeRawPointer(y), cRaw = UnsafeRawPointer(c)
         let ys = SIMD8<Int32>(repeating: k.yScale), yo = SIMD8<Int32>(repeating: k.yOffset)
         let co = SIMD8<Int32>(repeating: k.chromaOffset)
-        let half = SIMD8<Int32>(repeating: 32768), zero = SIMD8<Int32>(), top = SIMD8<Int32>(repeating: 255)
+        let half = SIMD8<Int32>(repeating: 32768), zero = SIMD8<Int32>(), top = SIMD8<Int32>(repeating: k.top)
+        let rShift = SIMD8<Int32>(repeating: Int32(k.rShift)), gShift = SIMD8<Int32>(repeating: Int32(k.gShift))
+        let bShift = SIMD8<Int32>(repeating: Int32(k.bShift))
         let shiftV = SIMD8<Int32>(repeating: shift)
         while x + 8 <= count {
             let sx = left + x
@@ -224,7 +245,7 @@ public struct YUVToRGBConverter: Sendable, Equatable {
             let r = pointwiseMin(pointwiseMax((yy &+ v &* k.crToR) &>> 16, zero), top)
             let g = pointwiseMin(pointwiseMax((yy &- u &* k.cbToG &- v &* k.crToG) &>> 16, zero), top)
             let b = pointwiseMin(pointwiseMax((yy &+ u &* k.cbToB) &>> 16, zero), top)
-            let px = SIMD8<UInt32>(truncatingIfNeeded: r &<< 16 | g &<< 8 | b) | SIMD8<UInt32>(repeating: 0xFF00_0000)
+            let px = SIMD8<UInt32>(truncatingIfNeeded: r &<< rShift | g &<< gShift | b &<< bShift) | SIMD8<UInt32>(repeating: k.alpha)
             UnsafeMutableRawPointer(out + x).storeBytes(of: px, as: SIMD8<UInt32>.self)
             x += 8
         }
@@ -256,22 +277,23 @@ public struct YUVToRGBConverter: Sendable, Equatable {
     @inline(__always)
     private func scaledRow8(_ yRow: UnsafeRawPointer, _ cRow: UnsafeRawPointer,
                             _ cols: UnsafePointer<Int32>, _ out: UnsafeMutablePointer<UInt32>, _ count: Int) {
+        let k = kernel
         let y = yRow.assumingMemoryBound(to: UInt8.self), c = cRow.assumingMemoryBound(to: UInt8.self)
         for x in 0..<count {
             let sx = Int(cols[x]), ci = (sx >> 1) << 1
-            out[x] = pixel(y: Int32(y[sx]), cb: Int32(c[ci]), cr: Int32(c[ci + 1]))
+            out[x] = k.pair(Int32(y[sx]), 0, Int32(c[ci]), Int32(c[ci + 1])).0
         }
     }
 
     @inline(__always)
     private func scaledRow16(_ yRow: UnsafeRawPointer, _ cRow: UnsafeRawPointer,
                              _ cols: UnsafePointer<Int32>, _ out: UnsafeMutablePointer<UInt32>, _ count: Int) {
+        let k = kernel
         let y = yRow.assumingMemoryBound(to: UInt16.self), c = cRow.assumingMemoryBound(to: UInt16.self)
         for x in 0..<count {
             let sx = Int(cols[x]), ci = (sx >> 1) << 1
-            out[x] = pixel(y: Int32(UInt16(littleEndian: y[sx]) >> 6),
-                           cb: Int32(UInt16(littleEndian: c[ci]) >> 6),
-                           cr: Int32(UInt16(littleEndian: c[ci + 1]) >> 6))
+            out[x] = k.pair(Int32(UInt16(littleEndian: y[sx]) >> 6), 0,
+                            Int32(UInt16(littleEndian: c[ci]) >> 6), Int32(UInt16(littleEndian: c[ci + 1]) >> 6)).0
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,9 +17,12 @@ internal import CWaylandProtocols
 ///
 /// Pacing: commit on arrival (newest wins; never waits for a frame callback); a hidden surface
 /// (no feedback) keeps everything running. Pictures: CPU pictures are converted into a pool of
-/// released-and-reused wl_shm buffers (XRGB8888); GPU pictures are imported through
+/// released-and-reused wl_shm buffers (XRGB8888; a 10-bit picture as XRGB2101010 or XBGR2101010
+/// where `TenBitShm` says, so the two bits stay); GPU pictures are imported through
 /// linux-dmabuf v4 when the surface feedback lists their format/modifier (one wl_buffer per VA
-/// surface, held until `wl_buffer.release`), else read back and shown through wl_shm.
+/// surface, held until `wl_buffer.release`; the first picture of each format/modifier/size is
+/// asked with the asynchronous `create`, never `create_immed`, whose failure may be fatal —
+/// `DmabufImportTrials`), else read back and shown through wl_shm.
 ///
 /// Geometry: with `wp_viewporter` a picture's buffer is its visible size and the viewport scales
 /// it onto the largest centered rectangle of the configured size (a fullscreen surface smaller
@@ -53,6 +57,8 @@ public final class WaylandScreen {
     private var canvasShownNs: UInt64?
     private var canvasInFlight: UInt64?
     private var conversion: PictureConversion?
+    /// The wl_shm format and layout of 10-bit pictures (nil: XRGB8888).
+    let deepShm: (format: UInt32, layout: RGBLayout)?
     /// The built-in conversion and its scratch columns (resized only when the geometry changes).
     private var converter: YUVToRGBConverter?
     private var columns: [Int32] = []
@@ -80,6 +86,9 @@ public final class WaylandScreen {
     private var dmabufBuilder = DmabufFeedbackBuilder()
     public private(set) var dmabufFeedback: DmabufFeedback?
     private var imported: [ImportKey: ImportedBuffer] = [:]
+    /// `create` first, `create_immed` once accepted (`DmabufImportTrials`), and the questions out.
+    private var importTrials = DmabufImportTrials()
+    private var trialsAsked: [ImportTrial] = []
 
     /// The notices of the connection (one line per missing optional protocol) and of the screen.
     public private(set) var notices: [String]
@@ -88,15 +97,18 @@ public final class WaylandScreen {
     /// - Parameters:
     ///   - displayName: the socket (nil: `WAYLAND_DISPLAY`).
     ///   - conversion: the CPU NV12/P010 → XRGB8888 path for software pictures.
+    ///   - tenBitShm: when 10-bit pictures go as 10-bit wl_shm buffers (ignored with `conversion`).
     /// - Throws: `ScreenError` when no compositor is reachable, a required global is missing,
     ///   or no configure came within `configureTimeoutMs`.
     public init(displayName: String? = nil, appID: String = "punktfunk-kiosk", title: String = "punktfunk",
-                conversion: PictureConversion? = nil, configureTimeoutMs: Int = 5000) throws(ScreenError) {
+                conversion: PictureConversion? = nil, tenBitShm: TenBitShm = .auto,
+                configureTimeoutMs: Int = 5000) throws(ScreenError) {
         let c: WaylandConnection
         do { c = try WaylandConnection(name: displayName) } catch { throw error }
         connection = c
         notices = c.notices
         self.conversion = conversion
+        deepShm = conversion == nil ? tenBitShm.layout(shmFormats: c.shmFormats, composited: c.dmabuf != nil) : nil
         guard c.shmFormats.contains(1) || c.shmFormats.isEmpty else {
             c.disconnect()
             throw .unusable("the compositor's wl_shm takes no XRGB8888")
@@ -329,10 +341,12 @@ public final class WaylandScreen {
         let w = frame.visibleWidth, h = frame.visibleHeight
         guard w > 0, h > 0 else { stats.refused += 1; return false }
         let scaled = connection.viewporter != nil
+        let deep = frame.pixelFormat.bitDepth == 10 ? deepShm : nil
+        let format = deep?.format ?? 1
         let pool: ShmBufferPool
         do {
-            pool = scaled ? try self.pool(&videoPool, width: w, height: h, format: 1, count: 4)
-                          : try self.pool(&videoPool, width: layout.bufferWidth, height: layout.bufferHeight, format: 1, count: 4)
+            pool = scaled ? try self.pool(&videoPool, width: w, height: h, format: format, count: 4)
+                          : try self.pool(&videoPool, width: layout.bufferWidth, height: layout.bufferHeight, format: format, count: 4)
         } catch { fail(error); return false }
         guard let i = pool.free() else { stats.noFreeBuffer += 1; return false }
         let rect: (x: Int, y: Int, width: Int, height: Int)
@@ -352,7 +366,7 @@ public final class WaylandScreen {
             if let conversion {
                 try conversion(frame, pool.pixels(i), pool.stride, rect.x, rect.y, rect.width, rect.height)
             } else {
-                let converter = YUVToRGBConverter(for: frame)
+                let converter = YUVToRGBConverter(for: frame, output: deep?.layout ?? .xrgb8888)
                 if converter != self.converter { self.converter = converter }
                 try self.converter!.convert(frame, into: pool.pixels(i), pitch: pool.stride,
                                             rect: PixelRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height),
@@ -363,6 +377,7 @@ public final class WaylandScreen {
         stats.convertNsSum += dt
         stats.convertNsMax = max(stats.convertNsMax, dt)
         stats.shmFrames += 1
+        if deep != nil { stats.shmDeepFrames += 1 }
         wl_surface_attach(surface, pool.attach(i), 0, 0)
         if scaled {
             placeVideo(bufferWidth: w, bufferHeight: h, crop: FrameCrop())
@@ -515,29 +530,7 @@ public final class WaylandScreen {
         let region = wl_compositor_create_region(connection.compositor)
         wl_surface_set_input_region(s, region)
         wl_region_destroy(region)
-        attachPlaceholder(s)
         wl_surface_commit(s)
-    }
-
-    /// Without wp_viewporter (cage 0.1.4) the hidden panel keeps one transparent pixel mapped:
-    /// cage 0.1.4 tries a lone fullscreen surface for direct scan-out, an shm buffer fails that
-    /// test ("Basic output test failed"), and it then shows nothing at all — seen headless, a
-    /// black screen while weston-simple-shm showed; a second mapped surface makes it composite.
-    /// With a viewporter the panel is really unmapped (scan-out stays possible, sway 1.7).
-    private var keepsPanelMapped: Bool { connection.viewporter == nil }
-    private var placeholderPool: ShmBufferPool?
-
-    private func attachPlaceholder(_ panel: OpaquePointer) {
-        guard keepsPanelMapped else { return }
-        if placeholderPool == nil {  // a fresh memfd is zeroed: one transparent ARGB pixel
-            placeholderPool = try? ShmBufferPool(shm: connection.shm!, width: 1, height: 1, format: 0, count: 1,
-                                                 generation: 0)
-        }
-        guard let pool = placeholderPool else { return }
-        wl_surface_attach(panel, pool.attach(0), 0, 0)
-        pool.unmarkBusy(0)  // never written again: it may stay attached
-        wl_surface_damage_buffer(panel, 0, 0, 1, 1)
-        wl_subsurface_set_position(panelSubsurface, 0, 0)
     }
 
     /// Shows (or with nil hides — unmaps) the panel: premultiplied ARGB8888 (bytes B, G, R, A),
@@ -569,9 +562,16 @@ public final class WaylandScreen {
 
     /// Hides the panel: the subsurface is unmapped (no buffer), so the picture's surface stays
     /// alone and eligible for direct scan-out.
+    ///
+    /// Under cage 0.1.4 on wlroots 0.15 a mapped subsurface would not change that anyway: cage's
+    /// scan-out check counts the view's surfaces with an iterator that increments its pointer
+    /// argument, not the count (`count_surface_iterator`, output.c), so it tries scan-out with any
+    /// number of subsurfaces. On DRM an shm buffer fails that try (no dma-buf to import) and cage
+    /// composites; only the headless backend takes it, where screencopy (grim) then reads an
+    /// output buffer that was never drawn — see Tests/wayland/run.sh, the cage cases.
     public func hidePanel() {
         guard let ps = panelSurface, panelMapped, !isLost else { return }
-        if keepsPanelMapped { attachPlaceholder(ps) } else { wl_surface_attach(ps, nil, 0, 0) }
+        wl_surface_attach(ps, nil, 0, 0)
         wl_surface_commit(ps)
         wl_surface_commit(surface)
         flushOrFail()
@@ -601,6 +601,15 @@ public final class WaylandScreen {
         var held: DecodedPicture?
         init(buffer: OpaquePointer) { self.buffer = buffer }
     }
+    /// One asynchronous `create` waiting for `created` / `failed`.
+    private final class ImportTrial {
+        let key: DmabufImportTrials.Key
+        let params: OpaquePointer
+        weak var screen: WaylandScreen?
+        init(key: DmabufImportTrials.Key, params: OpaquePointer, screen: WaylandScreen) {
+            self.key = key; self.params = params; self.screen = screen
+        }
+    }
 
     /// The wl_buffer of a VA surface: imported once per (surface, generation) when the surface
     /// feedback lists its format/modifier; the picture is held until the buffer's release.
@@ -613,14 +622,26 @@ public final class WaylandScreen {
         if let e = imported[key] {
             entry = e
         } else {
-            guard let params = zwp_linux_dmabuf_v1_create_params(dmabuf) else { return nil }
+            let trialKey = DmabufImportTrials.Key(pair: FormatModifier(format: frame.fourcc, modifier: modifier),
+                                                  width: frame.width, height: frame.height)
+            let step = importTrials.step(for: trialKey)
+            guard step != .readBack, let params = zwp_linux_dmabuf_v1_create_params(dmabuf) else { return nil }
             for (index, plane) in frame.planes.enumerated() {
                 let obj = frame.objects[plane.objectIndex]
                 zwp_linux_buffer_params_v1_add(params, obj.fd, UInt32(index), plane.offset, plane.pitch,
                                                UInt32(truncatingIfNeeded: modifier >> 32),
                                                UInt32(truncatingIfNeeded: modifier))
             }
-            // create_immed: only listed pairs reach here (an unlisted one would be fatal).
+            if step == .askFirst {
+                // The answer comes as created/failed; this picture goes the CPU way meanwhile.
+                let trial = ImportTrial(key: trialKey, params: params, screen: self)
+                zwp_linux_buffer_params_v1_add_listener(params, Self.trialListener.pointer, context(trial))
+                zwp_linux_buffer_params_v1_create(params, Int32(frame.width), Int32(frame.height), frame.fourcc, 0)
+                trialsAsked.append(trial)
+                flushOrFail()
+                return nil
+            }
+            // create_immed: only combinations the compositor accepted before reach here.
             guard let buffer = zwp_linux_buffer_params_v1_create_immed(params, Int32(frame.width), Int32(frame.height),
                                                                        frame.fourcc, 0) else {
                 zwp_linux_buffer_params_v1_destroy(params); return nil
@@ -633,6 +654,28 @@ public final class WaylandScreen {
         entry.held?.release()  // a re-export of the same surface: the older lease goes back
         entry.held = picture
         return entry.buffer
+    }
+
+    private static let trialListener = Listener(zwp_linux_buffer_params_v1_listener(
+        created: { data, _, buffer in
+            let trial = object(data, as: ImportTrial.self)
+            if let buffer { wl_buffer_destroy(buffer) }  // the question's buffer; pictures import their own
+            trial.screen?.answer(trial, accepted: true)
+        },
+        failed: { data, _ in
+            let trial = object(data, as: ImportTrial.self)
+            trial.screen?.answer(trial, accepted: false)
+        }
+    ))
+
+    private func answer(_ trial: ImportTrial, accepted: Bool) {
+        importTrials.record(trial.key, accepted: accepted)
+        zwp_linux_buffer_params_v1_destroy(trial.params)
+        trialsAsked.removeAll { $0 === trial }
+        if !accepted {
+            FileHandle.standardError.write(Data(("punktfunk-kiosk: the compositor refused the dma-buf \(trial.key): "
+                + "those pictures are read back and shown through wl_shm\n").utf8))
+        }
     }
 
     private static let importedListener = Listener(wl_buffer_listener(
@@ -705,13 +748,15 @@ public final class WaylandScreen {
         for slot in feedbackSlots { if let p = slot.proxy { wp_presentation_feedback_destroy(p); slot.proxy = nil } }
         for (_, e) in imported { e.held?.release(); wl_buffer_destroy(e.buffer) }
         imported = [:]
+        for trial in trialsAsked { zwp_linux_buffer_params_v1_destroy(trial.params) }
+        trialsAsked = []
         if let p = dmabufFeedbackProxy { zwp_linux_dmabuf_feedback_v1_destroy(p); dmabufFeedbackProxy = nil }
         if let i = idleInhibitor { zwp_idle_inhibitor_v1_destroy(i); idleInhibitor = nil }
         if let ct = contentType { wp_content_type_v1_destroy(ct); contentType = nil }
         if let v = viewport { wp_viewport_destroy(v); viewport = nil }
         if let s = panelSubsurface { wl_subsurface_destroy(s); panelSubsurface = nil }
         if let s = panelSurface { wl_surface_destroy(s); panelSurface = nil }
-        canvasPool = nil; videoPool = nil; panelPool = nil; placeholderPool = nil
+        canvasPool = nil; videoPool = nil; panelPool = nil
         xdg_toplevel_destroy(toplevel)
         xdg_surface_destroy(xdgSurface)
         wl_surface_destroy(surface)

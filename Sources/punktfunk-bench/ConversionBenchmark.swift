@@ -22,9 +22,11 @@ public enum ConversionBenchmark {
         let copyMs = medianMs(frames) { memcpy(out, src, pitch * h) }
         lines.append("display: baseline memcpy 1920x1080x4 B: \(fmt(copyMs)) ms")
         var nv12FullMs = 0.0
-        for depth in [8, 10] {
+        // P010 → XRGB2101010: the Wayland wl_shm path for 10-bit pictures where the compositor
+        // lists that format (the same kernel, other coefficients and packing).
+        for (depth, output) in [(8, RGBLayout.xrgb8888), (10, .xrgb8888), (10, .xrgb2101010)] {
             let frame = testFrame(width: w, height: h, depth: depth)
-            let conv = YUVToRGBConverter(for: frame)
+            let conv = YUVToRGBConverter(for: frame, output: output)
             var columns: [Int32] = []
             for (label, rect) in [("1920x1080 1:1", PixelRect(x: 0, y: 0, width: w, height: h)),
                                   ("-> 1280x720 scaled", PixelRect(x: 0, y: 0, width: 1280, height: 720))] {
@@ -32,8 +34,8 @@ public enum ConversionBenchmark {
                     try? conv.convert(frame, into: out, pitch: pitch, rect: rect, columns: &columns)
                 }
                 if depth == 8 && rect.width == w { nv12FullMs = ms }
-                lines.append("display: \(depth == 8 ? "NV12" : "P010") \(label) -> XRGB8888: \(fmt(ms)) ms/frame, "
-                             + "\(fmt(1000 / ms)) fps on one core, \(fmt(ms / copyMs))x memcpy")
+                lines.append("display: \(depth == 8 ? "NV12" : "P010") \(label) -> \(output): "
+                             + "\(fmt(ms)) ms/frame, \(fmt(1000 / ms)) fps on one core, \(fmt(ms / copyMs))x memcpy")
             }
         }
         // The stats overlay on the composited route: cairo renders at most once a second; the blend

@@ -2,6 +2,7 @@ import ArgumentParser
 import Display
 import Foundation
 import Kiosk
+import WaylandDisplay
 import KioskHarness
 
 /// The display options every command that shows pictures shares, declared once.
@@ -18,11 +19,14 @@ struct DisplayOptions: ParsableArguments {
     var flipLog: String?
     @Flag(help: "Show a stats overlay in the top-left corner: fps, Mb/s, loss, decode ms, latency p50/p95.")
     var stats = false
+    @Option(name: .customLong("wayland-10bit"), help: "Under a compositor, software-decoded 10-bit pictures as 10-bit buffers: auto (when the compositor lists XRGB2101010 or XBGR2101010 and composites on a GPU, i.e. offers linux-dmabuf), on (whenever it lists one) or off (XRGB8888).")
+    var wayland10bit: String = TenBitShm.auto.rawValue
 
     func validate() throws {
         if let display, DisplayBackend(rawValue: display) == nil { throw ValidationError("--display must be auto, kms or wayland") }
         if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
         if !(0...99).contains(realtimePriority) { throw ValidationError("--realtime-priority must be 0...99") }
+        if TenBitShm(rawValue: wayland10bit) == nil { throw ValidationError("--wayland-10bit must be auto, on or off") }
     }
 
     /// The screen to open: the backend `--display` (else the config's `display`, else auto)
@@ -35,7 +39,7 @@ struct DisplayOptions: ParsableArguments {
         switch backend {
         case .wayland:
             return .screen(reason: reason) { () throws(ScreenError) -> any Screen in
-                try WaylandBackend.open()
+                try WaylandBackend.open(tenBitShm: TenBitShm(rawValue: wayland10bit) ?? .auto)
             }
         case .kms, .auto:
             let settings = KMSScreen.Settings(devicePath: drmDevice, mode: modeRequest, realtimePriority: realtimePriority,

@@ -6,8 +6,8 @@ import WaylandDisplay
 /// The Wayland backend of the `Screen` seam, opened for `--display wayland` (or auto with a
 /// compositor reachable), and its seat: the compositor's keyboard and mouse into the input service.
 enum WaylandBackend {
-    static func open() throws(ScreenError) -> any Screen {
-        let screen = try WaylandScreen()
+    static func open(tenBitShm: TenBitShm = .auto) throws(ScreenError) -> any Screen {
+        let screen = try WaylandScreen(tenBitShm: tenBitShm)
         for notice in screen.notices { note(notice) }
         return screen
     }

@@ -141,9 +141,11 @@ private struct Driver {
         _ = d.pollUntilPlaying()
         while d.poll().step != .conceal(seq: nil) {}
         _ = d.poll()  // two waiting periods
+        #expect(d.buffer.concealmentRunNs == 10_000_000)
         // 10 and 11 never come; 12 does.
         d.send(12, at: d.pollMs - 1)
         let out = d.poll()
+        #expect(d.buffer.concealmentRunNs == 0)  // a real period ends the run
         #expect(out.step == .play(seq: 12, ptsNs: 12, payload: 12))
         #expect(out.coveredLost == 2)
         let s = d.buffer.stats
@@ -176,6 +178,7 @@ private struct Driver {
             }
         }
         #expect(concealed == 16 && fadeOut == 16)  // 80 ms of PLC, the last one fading out
+        #expect(d.buffer.concealmentRunNs == 0)
         #expect(quiet >= 80)
         #expect(resumed?.step == .play(seq: 140, ptsNs: 140, payload: 140))
         #expect(resumed?.fade == .in)

@@ -8,8 +8,8 @@ import VideoFrames
         [false, true].flatMap { full in [8, 10].map { (m, full, $0) } }
     }
 
-    /// The real-valued formula the converter documents (H.273 inverted), clamped to 0…255.
-    func exact(_ m: YCbCrMatrix, full: Bool, depth n: Int, y: Int, cb: Int, cr: Int) -> (Double, Double, Double) {
+    /// The real-valued formula the converter documents (H.273 inverted), clamped to 0…`top`.
+    func exact(_ m: YCbCrMatrix, full: Bool, depth n: Int, y: Int, cb: Int, cr: Int, top: Double = 255) -> (Double, Double, Double) {
         let unit = Double(1 << (n - 8))
         let yn = full ? Double(y) / Double((1 << n) - 1) : (Double(y) - 16 * unit) / (219 * unit)
         let pb = full ? (Double(cb) - Double(1 << (n - 1))) / Double((1 << n) - 1) : (Double(cb) - 128 * unit) / (224 * unit)
@@ -19,29 +19,42 @@ import VideoFrames
         let r = yn + 2 * (1 - kr) * pr
         let b = yn + 2 * (1 - kb) * pb
         let g = yn - 2 * kb * (1 - kb) / kg * pb - 2 * kr * (1 - kr) / kg * pr
-        func c(_ v: Double) -> Double { min(max(v * 255, 0), 255) }
+        func c(_ v: Double) -> Double { min(max(v * top, 0), top) }
         return (c(r), c(g), c(b))
     }
 
-    func channels(_ p: UInt32) -> (Int, Int, Int) { (Int(p >> 16 & 0xFF), Int(p >> 8 & 0xFF), Int(p & 0xFF)) }
+    func channels(_ p: UInt32, _ layout: RGBLayout = .xrgb8888) -> (Int, Int, Int) {
+        let d = UInt32(layout.depth), mask = UInt32((1 << d) - 1)
+        let hi = Int(p >> (2 * d) & mask), mid = Int(p >> d & mask), lo = Int(p & mask)
+        return layout == .xbgr2101010 ? (lo, mid, hi) : (hi, mid, lo)
+    }
 
-    @Test(arguments: configs)
-    func matchesTheFormulaRoundedHalfUp(_ config: (YCbCrMatrix, Bool, Int)) {
-        let (m, full, n) = config
-        let conv = YUVToRGBConverter(matrix: m, fullRange: full, bitDepth: n)
+    static let outputConfigs = configs.flatMap { c in [RGBLayout.xrgb8888, .xrgb2101010, .xbgr2101010].map { (c.0, c.1, c.2, $0) } }
+
+    @Test(arguments: outputConfigs)
+    func matchesTheFormulaRoundedHalfUp(_ config: (YCbCrMatrix, Bool, Int, RGBLayout)) {
+        let (m, full, n, layout) = config
+        let d = layout.depth
+        let conv = YUVToRGBConverter(matrix: m, fullRange: full, bitDepth: n, output: layout)
+        let top = Double((1 << d) - 1)
         let maxV = (1 << n) - 1, step = n == 8 ? 5 : 19
         var checked = 0, nearTies = 0
         for y in Swift.stride(from: 0, through: maxV, by: step) {
             for cb in Swift.stride(from: 0, through: maxV, by: step) {
                 for cr in Swift.stride(from: 0, through: maxV, by: step) {
-                    let (er, eg, eb) = exact(m, full: full, depth: n, y: y, cb: cb, cr: cr)
-                    let (r, g, b) = channels(conv.pixel(y: Int32(y), cb: Int32(cb), cr: Int32(cr)))
+                    let (er, eg, eb) = exact(m, full: full, depth: n, y: y, cb: cb, cr: cr, top: top)
+                    let pixel = conv.pixel(y: Int32(y), cb: Int32(cb), cr: Int32(cr))
+                    if d == 8 ? pixel >> 24 != 0xFF : pixel >> 30 != 0b11 {
+                        Issue.record("X bits of \(String(pixel, radix: 16)) for a \(d)-bit output")
+                        return
+                    }
+                    let (r, g, b) = channels(pixel, layout)
                     for (e, got) in [(er, r), (eg, g), (eb, b)] {
                         let want = Int((e + 0.5).rounded(.down))
                         let tie = abs(e - e.rounded(.down) - 0.5) < 0.01
                         if tie { nearTies += 1 }
                         if tie ? abs(got - want) > 1 : got != want {
-                            Issue.record("\(m) full=\(full) \(n)-bit Y\(y) Cb\(cb) Cr\(cr): \(got) vs exact \(e)")
+                            Issue.record("\(m) full=\(full) \(n)-bit → \(d)-bit Y\(y) Cb\(cb) Cr\(cr): \(got) vs exact \(e)")
                             return
                         }
                         checked += 1
@@ -65,6 +78,17 @@ import VideoFrames
             let l10 = YUVToRGBConverter(matrix: m, fullRange: false, bitDepth: 10)
             #expect(l10.pixel(y: 64, cb: 512, cr: 512) == 0xFF00_0000)
             #expect(l10.pixel(y: 940, cb: 512, cr: 512) == 0xFFFF_FFFF)
+            let l10to10 = YUVToRGBConverter(matrix: m, fullRange: false, bitDepth: 10, output: .xrgb2101010)
+            #expect(l10to10.pixel(y: 64, cb: 512, cr: 512) == 0xC000_0000)
+            #expect(l10to10.pixel(y: 940, cb: 512, cr: 512) == 0xFFFF_FFFF)
+            #expect(l10to10.pixel(y: 0, cb: 512, cr: 512) == 0xC000_0000)
+            // a grey keeps the two bits an 8-bit output drops: Y 500 → (500 − 64) / 876 × 1023 = 509.16
+            #expect(l10to10.pixel(y: 500, cb: 512, cr: 512) == 0xC000_0000 | 509 << 20 | 509 << 10 | 509)
+            #expect(l10.pixel(y: 500, cb: 512, cr: 512) == 0xFF7F_7F7F)  // 126.9 → 127 at 8 bits
+            // XBGR2101010: red in the low bits — limited-range red (Y 250, Cb 409, Cr 960 at 10 bits)
+            let bgr = YUVToRGBConverter(matrix: m, fullRange: false, bitDepth: 10, output: .xbgr2101010)
+            let rgb = l10to10.pixel(y: 250, cb: 409, cr: 960)
+            #expect(bgr.pixel(y: 250, cb: 409, cr: 960) == 0xC000_0000 | (rgb & 0x3FF) << 20 | (rgb & 0xFFC00) | (rgb >> 20 & 0x3FF))
         }
     }
 
@@ -128,12 +152,12 @@ import VideoFrames
 
     /// Rows wide enough for the 8-pixel vector path, with even and odd crops (odd = a scalar head),
     /// and widths leaving 0…7-pixel tails: every pixel must equal the scalar formula.
-    @Test(arguments: [8, 10])
-    func vectorRowsMatchTheScalarPixel(depth: Int) throws {
+    @Test(arguments: [(8, RGBLayout.xrgb8888), (10, .xrgb8888), (8, .xrgb2101010), (10, .xrgb2101010), (10, .xbgr2101010)])
+    func vectorRowsMatchTheScalarPixel(depth: Int, output: RGBLayout) throws {
         for (width, left, right) in [(64, 0, 0), (70, 2, 0), (72, 1, 2), (66, 3, 0), (48, 5, 4)] {
             let (frame, planar) = picture(width: width, height: 4, depth: depth,
                                           crop: FrameCrop(left: left, right: right, top: 0, bottom: 0))
-            let conv = YUVToRGBConverter(for: frame)
+            let conv = YUVToRGBConverter(for: frame, output: output)
             let vw = width - left - right, cw = (width + 1) / 2
             var out = [UInt32](repeating: 0, count: vw * 4)
             var columns: [Int32] = []
@@ -153,10 +177,10 @@ import VideoFrames
         }
     }
 
-    @Test(arguments: [8, 10])
-    func scaledDownSamplesNearest(depth: Int) throws {
+    @Test(arguments: [(8, RGBLayout.xrgb8888), (10, .xrgb8888), (10, .xbgr2101010)])
+    func scaledDownSamplesNearest(depth: Int, output: RGBLayout) throws {
         let (frame, planar) = picture(width: 8, height: 4, depth: depth)
-        let conv = YUVToRGBConverter(for: frame)
+        let conv = YUVToRGBConverter(for: frame, output: output)
         var out = [UInt32](repeating: 0, count: 4 * 2)
         var columns: [Int32] = []
         try out.withUnsafeMutableBytes { buf in

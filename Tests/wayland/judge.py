@@ -4,8 +4,11 @@ exits 0 (pass) or 1 (fail). Pictures are judged as the VM harness judges screend
 (Tests/vm/verify.py, verify_shell.py are imported, not copied).
 
   judge.py colour SHOT RRGGBB MIN_SHARE      share of SHOT's pixels within ±2 of the colour
-  judge.py demo SHOT DEMO_FIXTURE           SHOT shows some frame of the demo stream (centred
-                                            1:1 on black as on KMS, or scaled to fit the screen)
+  judge.py demo SHOT DEMO_FIXTURE [any-border]
+                                            SHOT shows some frame of the demo stream (centred
+                                            1:1 on black as on KMS, or scaled to fit the screen);
+                                            any-border: what surrounds a 1:1 picture is the
+                                            compositor's and not judged
   judge.py ocr SHOT PHRASE...               every phrase read on SHOT by tesseract
   judge.py keys LISTENER_LOG SCRIPT         the listener saw exactly the script's key edges
   judge.py hostkeys INPUT_LOG SCRIPT        pf-testhost's input log holds exactly the script's
@@ -48,18 +51,34 @@ def colour(shot, hexcolour, min_share):
     return share >= float(min_share)
 
 
-def demo(shot, fixture):
+def reference_frames(fixture):
+    """The fixture's frames as the kiosk converts them. 10-bit fixtures (main10-*): libswscale
+    interpolates their chroma unless told `neighbor`, while the kiosk (and swscale's unscaled 8-bit
+    path, verify.reference_frames) takes each 4:2:0 chroma sample for its 2x2 block."""
+    if not os.path.basename(fixture).startswith("main10-"):
+        return verify.reference_frames(fixture, range(100000))
+    fw, fh = map(int, os.path.basename(fixture)[:-5].rsplit("-", 1)[1].split("x"))
+    raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-i", fixture, "-vf",
+                          "scale=in_color_matrix=bt709:in_range=tv:out_range=pc:flags=neighbor+accurate_rnd+full_chroma_int,"
+                          "format=rgb24", "-f", "rawvideo", "-"], check=True, stdout=subprocess.PIPE).stdout
+    fs = fw * fh * 3
+    return fw, fh, {n: raw[n * fs:(n + 1) * fs] for n in range(len(raw) // fs)}
+
+
+def demo(shot, fixture, border="black"):
     """The demo picture as shown: 1:1 centred on black (the KMS rule: never scale), else scaled to
     fit the screen with its aspect kept (a compositor's viewport). The closer geometry is judged
-    with the glass limits (1:1) or scaled limits (a bilinear scale of ours vs the compositor's)."""
+    with the glass limits (1:1) or scaled limits (a bilinear scale of ours vs the compositor's).
+    border "any-border": the surroundings of a 1:1 picture are not judged (weston's GL renderer on
+    llvmpipe fills them with the picture's corner colour around a centred fullscreen surface)."""
     w, h, px = rgb(shot)
-    fw, fh, ref = verify.reference_frames(fixture, range(100000))
+    fw, fh, ref = reference_frames(fixture)
     candidates = []
     if w >= fw and h >= fh:
         x0, y0 = (w - fw) // 2, (h - fh) // 2
         shown = verify.crop(w, px, x0, y0, fw, fh)
         best, mean, p999, top, second, runner = verify.best_frame(shown, ref)
-        border = verify.outside_is_black(w, h, px, x0, y0, fw, fh)
+        border = verify.outside_is_black(w, h, px, x0, y0, fw, fh) if border == "black" else 0
         ok = (mean <= verify.GLASS_MEAN_ABS and p999 <= verify.GLASS_P999_ABS and top <= verify.GLASS_MAX_ABS
               and runner > mean and border == 0)
         candidates.append((ok, mean, f"1:1 at ({x0},{y0}) is demo frame {best}: |err| mean {mean:.3f} p99.9 {p999} "

@@ -108,6 +108,9 @@ public struct AudioJitterBuffer<Payload> {
     public var waitingPeriods: Int { waited }
     /// Playout has started.
     public var isPlaying: Bool { started }
+    /// The concealment run in progress (PLC periods in a row, up to `maxConcealNs`), ns; 0 after
+    /// a real period.
+    public var concealmentRunNs: Int64 { concealRunNs }
     /// Audio held without a gap from the next packet to play, ns: what the output may take at
     /// once (the look-ahead of `TimeStretch`) without waiting for anything.
     public var contiguousNs: Int64 {

@@ -337,6 +337,7 @@ private final class Sink {
         // The next period plays after the device's queue and the frames the stretcher holds.
         let playAtNs = wakeNs + UInt64(stats.deviceDelayNs) + UInt64(stretch.heldFrames) * 1_000_000_000 / UInt64(rate)
         let frames = render(jitter.pollPlayout(nowNs: playAtNs), playAtNs: playAtNs)
+        stats.concealRunMaxNs = max(stats.concealRunMaxNs, jitter.concealmentRunNs)
         lastEmitted = frames
         encode(frames: frames, device: device)
         stats.periods += 1
@@ -489,7 +490,10 @@ private final class Sink {
         stats.jitter = jitter.stats
         stats.malformedPackets = Int(decoder.counters.malformedPackets)
         owner.publish(stats)
-        if now / 1_000_000_000 != lastPublishNs / 1_000_000_000 { stats.wakeLateMaxNs = 0 }
+        if now / 1_000_000_000 != lastPublishNs / 1_000_000_000 {
+            stats.wakeLateMaxNs = 0
+            stats.concealRunMaxNs = 0
+        }
         lastPublishNs = now
     }
 

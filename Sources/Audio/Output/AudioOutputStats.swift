@@ -28,6 +28,10 @@ public struct AudioOutputStats: Sendable, Equatable {
     /// woke to refill (max of the last second, and of the whole run).
     public var wakeLateMaxNs: Int64 = 0
     public var wakeLateMaxRunNs: Int64 = 0
+    /// The longest concealment run (PLC periods in a row) of the last second, ns. Opus' PLC fades
+    /// a run of more than a few periods towards quiet, so a gap in the sound without an underrun
+    /// or a mute belongs to a run this long.
+    public var concealRunMaxNs: Int64 = 0
     /// Datagrams refused before decoding (wrong kind for the session, oversize, inbox full) and
     /// payloads the decoder rejected (bad TOC, wrong channel count …), each skipped and concealed.
     public var rejectedPackets = 0
@@ -47,6 +51,7 @@ public struct AudioOutputStats: Sendable, Equatable {
             + "\"muted_ms\":\(ms(jitter.mutedNs)),\"lost\":\(jitter.lostPackets),\"recovered\":\(jitter.recoveredPackets),"
             + "\"late\":\(jitter.latePackets),\"xruns\":\(xruns),\"reopens\":\(reopens),\"latency_ms\":\(latency),"
             + "\"skew_ms\":\(skew),\"sync_floor_ms\":\(ms(syncFloorNs)),\"wake_late_max_ms\":\(ms(wakeLateMaxNs)),"
+            + "\"conceal_run_max_ms\":\(ms(concealRunMaxNs)),"
             + "\"rejected\":\(rejectedPackets + malformedPackets),\"played\":\(jitter.playedPackets)"
     }
 
