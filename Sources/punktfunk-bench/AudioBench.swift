@@ -48,7 +48,7 @@ func runAudioBench(quick: Bool) -> [String] {
 /// above), the fundamental's offset during catch-up (largest and mean over the judged 1 s windows),
 /// the largest step inside a seam over the input's largest step, and what the stretcher did.
 /// Then the stretcher's worst case per period: one full correlation search (2.5–15 ms, stereo).
-func runAudioSignalBench(quick: Bool) -> [String] {
+func runAudioSignalBench(quick: Bool, signalFilter: String? = nil) -> [String] {
     let seeds = quick ? 1 : 2
     let seconds = quick ? 60.0 : 120.0
     let driftSeconds = quick ? 120.0 : 300.0
@@ -64,7 +64,7 @@ func runAudioSignalBench(quick: Bool) -> [String] {
     }
     for scenario in traces {
         let runs = scenario.dacPpm != 0 ? 1 : seeds
-        for signal in TestSignal.standard {
+        for signal in TestSignal.standard where signalFilter.map({ signal.name.contains($0) }) ?? true {
             for method in [SignalSimulation.Method.splice, .pitch] {
                 var r = SignalSimulation.Result()
                 for seed in 0..<runs {
