@@ -22,24 +22,34 @@
 /// window`), pending = pushed, not yet handed out. Every seam is at the start of pending (right
 /// after the last frame played), so the crossfade starts from the sample the listener just heard.
 ///
-/// With `s` = the start of pending, `x` the frames around it, `W` = `window`, `P` a lag in
-/// `[minLag, maxLag]`:
-/// - accelerate (debt ≤ −`minLag`): `c(P) = ⟨x[s..<s+W], x[s+P..<s+P+W]⟩ / √(‖·‖²‖·‖²)` summed over
-///   all channels (the stereo image is judged as one), for every P that fits in pending; P = the
-///   shortest peak of c (better than both neighbours) within `peakTolerance` of the best peak — the
-///   pitch period or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's
-///   0.9) and P ≤ |debt| (never more than asked; a longer P waits for the debt): pending becomes
+/// With `s` = the start of pending, `x` the frames around it, `W` = `window` (the crossfade),
+/// `C` = `correlationWindow`, `P` a lag in `[minLag, maxLag]`, and `a = x[s+W−C..<s+W]` (the
+/// correlation window ends where the crossfade ends, so it reaches back into the history just
+/// played and needs no look-ahead beyond the crossfade):
+/// - accelerate (debt ≤ −`minLag`/2): `c(P) = ⟨a, a+P⟩ / √(‖a‖²‖a+P‖²)` summed over all channels
+///   (the stereo image is judged as one), for every P that fits in pending; P = the shortest peak
+///   of c (better than both neighbours) within `peakTolerance` of the best peak — the pitch period
+///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9) and
+///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot is
+///   not carried, the jitter buffer sees the lower delay): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
-/// - expand (debt ≥ `minLag`): the same with `x[s−P..<s−P+W]` (history), P ≤ debt: pending becomes
+/// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·debt: pending becomes
 ///   `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
-/// - correlation too low: left alone; the debt waits for a better moment, but never grows past
-///   `fallbackFrames`: beyond that the excess is spliced as before (so latency cannot run away on
-///   audio without a pitch, such as noise).
-/// At most one correlation search per pull: `(maxLag − minLag + 2) × 2 × W × channels`
-/// multiply-adds (dot product and energy per lag), SIMD — 33 µs at 48 kHz stereo on the build box
-/// (docs/PERFORMANCE.md "Catch-up without a pitch shift").
+/// - aperiodic audio (the best peak over the whole lag range, looking back through the history
+///   when the look-ahead cut the forward range short, is below `aperiodicThreshold`, e.g. noise):
+///   the debt is spliced at once — there is no pitch to keep, and waiting would only add delay;
+/// - periodic but no seam fits yet (correlation too low, or the period longer than 2·|debt| or
+///   than the look-ahead): left alone; the debt waits, but never grows past `fallbackFrames`
+///   (15 ms): beyond that the excess is spliced as before.
+/// C = 10 ms and lags up to 20 ms (NetEq correlates 12.5 ms at 4 kHz over 2.5–15 ms): a chord has
+/// no common period below ~18 ms (A major 220/277/330 Hz: 18.15 ms), and a 2.5 ms window finds
+/// lags that fit one note and move the others' phase.
+/// At most two correlation searches per pull (a forward one cut short by the look-ahead, then
+/// the backward one that judges periodicity), each `(maxLag − minLag + 2) × C × channels`
+/// multiply-adds (the energies slide, `2 × channels` per lag) — docs/PERFORMANCE.md "Catch-up
+/// without a pitch shift" states the measured time.
 public struct TimeStretch {
     /// What the stretcher did, frames and events since init.
     public struct Counters: Sendable, Equatable {
@@ -51,6 +61,8 @@ public struct TimeStretch {
         /// Frames dropped / repeated by a plain splice: in near-silence, or past `fallbackFrames`.
         public var silenceSplicedFrames = 0
         public var fallbackSplicedFrames = 0
+        /// Frames dropped / repeated by a plain splice at once because the audio has no pitch.
+        public var aperiodicSplicedFrames = 0
         /// Correlation searches, and those that found no lag above the threshold (left alone).
         public var searches = 0
         public var lowCorrelation = 0
@@ -58,17 +70,23 @@ public struct TimeStretch {
     }
 
     public let channels: Int
-    /// Shortest / longest lag tried, frames: 2.5 / 15 ms (NetEq's 10…60 at 4 kHz).
+    /// Shortest / longest lag tried, frames: 2.5 / 20 ms (NetEq: 2.5–15 ms; 20 ms reaches a
+    /// chord's near-common period).
     public let minLag: Int
     public let maxLag: Int
-    /// Correlation window and crossfade length, frames: 2.5 ms.
+    /// Crossfade length, frames: 2.5 ms.
     public let window: Int
-    /// Largest debt left waiting for a good seam, frames (`maxLag`); the excess is spliced.
+    /// Correlation window, frames: 10 ms, ending where the crossfade ends.
+    public let correlationWindow: Int
+    /// Largest debt left waiting for a good seam, frames (15 ms); the excess is spliced.
     public let fallbackFrames: Int
     /// Largest period pushed, frames.
     public let maxPushFrames: Int
     /// Normalised correlation a seam needs: 0.9 (NetEq `kCorrelationThreshold`, 14746 in Q14).
     public var correlationThreshold: Float = 0.9
+    /// Below this best correlation over the whole lag range the audio has no pitch (noise):
+    /// its debt is spliced at once.
+    public var aperiodicThreshold: Float = 0.5
     /// Pending audio quieter than this RMS (full scale 1) is spliced like silence: −54 dBFS.
     public var silenceRMS: Float = 0.002
 
@@ -98,11 +116,12 @@ public struct TimeStretch {
         precondition(channels > 0 && sampleRate >= 8_000 && maxPushFrames > 0)
         self.channels = channels
         minLag = sampleRate / 400
-        maxLag = sampleRate * 15 / 1000
+        maxLag = sampleRate / 50
         window = sampleRate / 400
-        fallbackFrames = maxLag
+        correlationWindow = sampleRate / 100
+        fallbackFrames = sampleRate * 15 / 1000
         self.maxPushFrames = maxPushFrames
-        historyCapacity = maxLag + 1 + window
+        historyCapacity = maxLag + 1 + correlationWindow
         let pull = maxLag + 1 + window + maxPushFrames + maxLag
         store = [Float](repeating: 0, count: (historyCapacity + pull + maxPushFrames) * channels)
         scratch = [Float](repeating: 0, count: pull * channels)
@@ -139,27 +158,36 @@ public struct TimeStretch {
         lastSeam = nil
         guard pending > 0 else { return 0 }
         var keep = 0
+        let back = correlationWindow - window  // history the correlation window reaches into
         if debt != 0 && isSilent() {
             splice(debt, silence: true)
-        } else if debt <= -minLag {
-            // Look-ahead for the lag search up to |debt| + 1 (a peak needs its right neighbour).
-            let want = min(maxLag + 1, -debt + 1) + window
+        } else if debt <= -(minLag / 2) {
+            // Look-ahead for a lag up to 2·|debt| + 1 (a peak needs its right neighbour) and its crossfade.
+            let want = min(maxLag + 1, -2 * debt + 1) + window
             if pending < want && want - pending <= lookaheadFrames { return 0 }  // gather look-ahead first
             let upper = min(maxLag + 1, pending - window)
-            if upper > minLag, let lag = search(lags: minLag...upper, forward: true), lag <= -debt {
-                accelerate(lag)
+            if history >= back && upper > minLag {
+                if let lag = search(lags: minLag...upper, forward: true) {
+                    if lag <= -2 * debt { accelerate(lag) }
+                } else if isAperiodic(searchedUpTo: upper) {
+                    splice(debt, aperiodic: true)
+                }
             }
-            if debt <= -minLag && lookaheadFrames > 0 { keep = min(pending, want) }
+            if debt <= -(minLag / 2) && lookaheadFrames > 0 { keep = min(pending, want) }
         } else if debt >= minLag {
-            let upper = min(maxLag + 1, history)
-            if upper > minLag && pending >= window, let lag = search(lags: minLag...upper, forward: false), lag <= debt {
-                expand(lag)
+            let upper = min(maxLag + 1, history - back)
+            if upper > minLag && pending >= window {
+                if let lag = search(lags: minLag...upper, forward: false) {
+                    if lag <= debt { expand(lag) }
+                } else if isAperiodic(searchedUpTo: upper) {
+                    splice(debt, aperiodic: true)
+                }
             }
         }
         if abs(debt) > fallbackFrames {
             splice(debt > 0 ? debt - fallbackFrames : debt + fallbackFrames, silence: false)
         }
-        let count = pending - min(keep, pending)  // a fallback splice may have shortened pending
+        let count = pending - min(keep, pending)  // a splice may have shortened pending
         precondition(out.count >= count * channels, "TimeStretch: output buffer too small")
         store.withUnsafeBufferPointer { s in
             out.baseAddress!.update(from: s.baseAddress! + historyCapacity * channels, count: count * channels)
@@ -193,23 +221,46 @@ public struct TimeStretch {
         return e <= silenceRMS * silenceRMS * Float(n)
     }
 
-    /// The pitch lag at the seam: normalised cross-correlation of the window at the seam with the
-    /// window `lag` frames ahead (`forward`) or back, for every lag in `lags`; among its peaks
-    /// (a lag better than both neighbours, so the range's ends never count) at or above the
-    /// threshold, the shortest within `peakTolerance` of the best — the true period or its
-    /// smallest good multiple, not a lag on the slope of a longer one.
-    /// - Returns: that lag, or nil when no peak reaches the threshold.
+    /// After a search that found no seam: is the audio without a pitch? The last search's best
+    /// peak decides when it covered the whole lag range (`searchedUpTo` = `maxLag + 1`);
+    /// otherwise (a forward search cut short by the look-ahead) a backward search over the whole
+    /// range through the history decides, when the history reaches that far (else: not known,
+    /// treated as periodic — the debt waits).
+    mutating func isAperiodic(searchedUpTo upper: Int) -> Bool {
+        if lastCorrelation >= aperiodicThreshold { return false }
+        if upper >= maxLag + 1 { return true }
+        guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
+        _ = search(lags: minLag...(maxLag + 1), forward: false)
+        return lastCorrelation < aperiodicThreshold
+    }
+
+    /// The pitch lag at the seam: normalised cross-correlation of the window `a` (ending where
+    /// the crossfade ends) with the window `lag` frames ahead (`forward`) or back, for every lag
+    /// in `lags`; among its peaks (a lag better than both neighbours, so the range's ends never
+    /// count) at or above the threshold, the shortest within `peakTolerance` of the best — the
+    /// true period or its smallest good multiple, not a lag on the slope of a longer one.
+    /// - Returns: that lag, or nil when no peak reaches the threshold (`lastCorrelation` holds
+    ///   the best peak, −1 when there was none).
     mutating func search(lags: ClosedRange<Int>, forward: Bool) -> Int? {
         counters.searches += 1
-        let c = channels, n = window * channels
+        let c = channels, n = correlationWindow * channels
         let first = lags.lowerBound
         store.withUnsafeBufferPointer { s in
             correlation.withUnsafeMutableBufferPointer { r in
-                let a = s.baseAddress! + historyCapacity * c
+                let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
                 let ea = Self.dot(a, a, n)
+                var eb: Float = 0
                 for lag in lags {
                     let b = forward ? a + lag * c : a - lag * c
-                    let eb = Self.dot(b, b, n)
+                    if (lag - first) % 64 == 0 {
+                        eb = Self.dot(b, b, n)  // exact now and then; slid in between
+                    } else if forward {  // b moved one frame later
+                        let gone = b - c, new = b + n - c
+                        eb += Self.dot(new, new, c) - Self.dot(gone, gone, c)
+                    } else {  // b moved one frame earlier
+                        let gone = b + n
+                        eb += Self.dot(b, b, c) - Self.dot(gone, gone, c)
+                    }
                     r[lag - first] = ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
                 }
             }
@@ -245,7 +296,7 @@ public struct TimeStretch {
             (x + w * c).update(from: x + (lag + w) * c, count: (pending - lag - w) * c)  // memmove
         }
         pending -= lag
-        debt += lag
+        debt += lag  // an overshoot (≤ lag / 2) stays as credit against the next drops
         counters.accelerations += 1
         counters.removedFrames += lag
         lastSeam = (0, w)
@@ -274,9 +325,9 @@ public struct TimeStretch {
     }
 
     /// A plain splice of `frames` (< 0 drop, > 0 repeat) over the pending audio (`FrameStretch`),
-    /// as much as fits.
-    mutating func splice(_ frames: Int, silence: Bool) {
-        let limit = (pending - 2) / 2
+    /// as much as fits; counted as near-silence, no pitch (`aperiodic`) or past the bound.
+    mutating func splice(_ frames: Int, silence: Bool = false, aperiodic: Bool = false) {
+        let limit = (pending - FrameStretch.crossFadeFrames) / 2  // the whole 64-frame fade fits
         let d = max(-limit, min(limit, frames))
         guard d != 0 else { return }
         let c = channels, h = historyCapacity, p = pending
@@ -287,7 +338,13 @@ public struct TimeStretch {
         lastSeam = (max(abs(d), (p - abs(d) - fade) / 2), fade)
         pending = n
         debt -= d
-        if silence { counters.silenceSplicedFrames += abs(d) } else { counters.fallbackSplicedFrames += abs(d) }
+        if silence {
+            counters.silenceSplicedFrames += abs(d)
+        } else if aperiodic {
+            counters.aperiodicSplicedFrames += abs(d)
+        } else {
+            counters.fallbackSplicedFrames += abs(d)
+        }
     }
 
     /// Σ a[i]·b[i] over `n` floats, eight at a time.
