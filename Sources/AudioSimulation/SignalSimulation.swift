@@ -120,7 +120,9 @@ public enum SignalSimulation {
             }
             let held = method == .pitch ? stretcher.heldFrames : 0
             let playAt = wall + Int64((Double(held) * 1e9 / rate).rounded())
-            let p = buffer.pollPlayout(nowNs: UInt64(playAt))
+            // The jitter buffer judges the delay the period will have once the owed stretch is paid.
+            let owed = method == .pitch ? Int64((Double(stretcher.debt) * 1e9 / rate).rounded()) : 0
+            let p = buffer.pollPlayout(nowNs: UInt64(playAt + owed))
             var isPlay = false
             var count = frames
             var renderedFrom: Int64 = -2

@@ -15,11 +15,12 @@
 ///    is at hand (`lookaheadFrames`: packets already queued in the jitter buffer); a pull that
 ///    returns 0 frames asks for the next period at once. Held frames are still to play: the
 ///    caller adds them to the time it passes to `pollPlayout` (the next period starts after them),
-///    so the buffer's delay measure stays the delay at the DAC.
+///    and the debt as well (frames still to drop play no later), so the buffer's delay measure is
+///    the delay at the DAC once the owed stretch is paid.
 ///
 /// Layout of `store` (frames, interleaved `channels`): `[history | pending | free]` with pending
-/// starting at `historyCapacity`; history = the last frames handed out (at most `maxLag +
-/// window`), pending = pushed, not yet handed out. Every seam is at the start of pending (right
+/// starting at `historyCapacity`; history = the last frames handed out (at most `maxLag + 1 +
+/// correlationWindow`), pending = pushed, not yet handed out. Every seam is at the start of pending (right
 /// after the last frame played), so the crossfade starts from the sample the listener just heard.
 ///
 /// With `s` = the start of pending, `x` the frames around it, `W` = `window` (the crossfade),
@@ -30,26 +31,30 @@
 ///   (the stereo image is judged as one), for every P that fits in pending; P = the shortest peak
 ///   of c (better than both neighbours) within `peakTolerance` of the best peak — the pitch period
 ///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9) and
-///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot is
-///   not carried, the jitter buffer sees the lower delay): pending becomes
+///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot stays
+///   as credit against the next drops): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
-/// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·debt: pending becomes
-///   `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
+/// - expand (debt ≥ `minLag`): the same with `a−P` (history), P ≤ debt (no overshoot: a delay
+///   raised past the target could only come down again by a removal, which needs look-ahead):
+///   pending becomes `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
-/// - aperiodic audio (the best peak over the whole lag range, looking back through the history
-///   when the look-ahead cut the forward range short, is below `aperiodicThreshold`, e.g. noise):
-///   the debt is spliced at once — there is no pitch to keep, and waiting would only add delay;
+/// - aperiodic audio (e.g. noise: a backward search over the whole lag range through the history
+///   finds no peak ≥ `aperiodicThreshold`; the verdict holds `verdictHoldPulls` pulls): any debt
+///   is spliced at once — there is no pitch to keep, and waiting would only add delay;
 /// - periodic but no seam fits yet (correlation too low, or the period longer than 2·|debt| or
 ///   than the look-ahead): left alone; the debt waits, but never grows past `fallbackFrames`
-///   (15 ms): beyond that the excess is spliced as before.
+///   (10 ms): beyond that the excess is spliced as before.
 /// C = 10 ms and lags up to 20 ms (NetEq correlates 12.5 ms at 4 kHz over 2.5–15 ms): a chord has
 /// no common period below ~18 ms (A major 220/277/330 Hz: 18.15 ms), and a 2.5 ms window finds
 /// lags that fit one note and move the others' phase.
-/// At most two correlation searches per pull (a forward one cut short by the look-ahead, then
-/// the backward one that judges periodicity), each `(maxLag − minLag + 2) × C × channels`
-/// multiply-adds (the energies slide, `2 × channels` per lag) — docs/PERFORMANCE.md "Catch-up
-/// without a pitch shift" states the measured time.
+/// Telling the jitter buffer the delay *after* the debt is paid (step 2) keeps it from asking
+/// again for what is already owed while a debt waits for its seam (and from overshooting once
+/// the period is cut).
+/// At most two correlation searches per pull (the periodicity verdict, then the seam's), each
+/// `(maxLag − minLag + 2) × C × channels` multiply-adds (the energies slide, `2 × channels` per
+/// lag): 1.6 M at 48 kHz stereo — docs/PERFORMANCE.md "Catch-up without a pitch shift" states the
+/// measured time.
 public struct TimeStretch {
     /// What the stretcher did, frames and events since init.
     public struct Counters: Sendable, Equatable {
@@ -78,8 +83,9 @@ public struct TimeStretch {
     public let window: Int
     /// Correlation window, frames: 10 ms, ending where the crossfade ends.
     public let correlationWindow: Int
-    /// Largest debt left waiting for a good seam, frames (15 ms); the excess is spliced.
-    public let fallbackFrames: Int
+    /// Largest debt left waiting for a good seam, frames (10 ms: half the longest period); the
+    /// excess is spliced.
+    public var fallbackFrames: Int
     /// Largest period pushed, frames.
     public let maxPushFrames: Int
     /// Normalised correlation a seam needs: 0.9 (NetEq `kCorrelationThreshold`, 14746 in Q14).
@@ -87,6 +93,8 @@ public struct TimeStretch {
     /// Below this best correlation over the whole lag range the audio has no pitch (noise):
     /// its debt is spliced at once.
     public var aperiodicThreshold: Float = 0.5
+    /// How many pulls a periodicity verdict holds: 20 (~100 ms of 5 ms periods).
+    public var verdictHoldPulls = 20
     /// Pending audio quieter than this RMS (full scale 1) is spliced like silence: −54 dBFS.
     public var silenceRMS: Float = 0.002
 
@@ -110,6 +118,10 @@ public struct TimeStretch {
     var correlation: [Float]
     var history = 0
     var pending = 0
+    /// The last periodicity verdict (a backward search over the whole lag range) and the pulls
+    /// it still holds for (0: judge again when there is a debt).
+    var aperiodic = false
+    var verdictPulls = 0
 
     /// - Precondition: `channels > 0`, `sampleRate ≥ 8000`, `maxPushFrames > 0`.
     public init(channels: Int, sampleRate: Int = 48_000, maxPushFrames: Int) {
@@ -119,7 +131,7 @@ public struct TimeStretch {
         maxLag = sampleRate / 50
         window = sampleRate / 400
         correlationWindow = sampleRate / 100
-        fallbackFrames = sampleRate * 15 / 1000
+        fallbackFrames = sampleRate / 100
         self.maxPushFrames = maxPushFrames
         historyCapacity = maxLag + 1 + correlationWindow
         let pull = maxLag + 1 + window + maxPushFrames + maxLag
@@ -133,6 +145,7 @@ public struct TimeStretch {
         history = 0
         pending = 0
         debt = 0
+        verdictPulls = 0
         lastSeam = nil
     }
 
@@ -159,29 +172,24 @@ public struct TimeStretch {
         guard pending > 0 else { return 0 }
         var keep = 0
         let back = correlationWindow - window  // history the correlation window reaches into
+        if verdictPulls > 0 { verdictPulls -= 1 }
         if debt != 0 && isSilent() {
             splice(debt, silence: true)
+        } else if debt != 0 && isAperiodic() {
+            splice(debt, aperiodic: true)
         } else if debt <= -(minLag / 2) {
             // Look-ahead for a lag up to 2·|debt| + 1 (a peak needs its right neighbour) and its crossfade.
             let want = min(maxLag + 1, -2 * debt + 1) + window
             if pending < want && want - pending <= lookaheadFrames { return 0 }  // gather look-ahead first
             let upper = min(maxLag + 1, pending - window)
             if history >= back && upper > minLag {
-                if let lag = search(lags: minLag...upper, forward: true) {
-                    if lag <= -2 * debt { accelerate(lag) }
-                } else if isAperiodic(searchedUpTo: upper) {
-                    splice(debt, aperiodic: true)
-                }
+                if let lag = search(lags: minLag...upper, forward: true), lag <= -2 * debt { accelerate(lag) }
             }
             if debt <= -(minLag / 2) && lookaheadFrames > 0 { keep = min(pending, want) }
         } else if debt >= minLag {
             let upper = min(maxLag + 1, history - back)
             if upper > minLag && pending >= window {
-                if let lag = search(lags: minLag...upper, forward: false) {
-                    if lag <= debt { expand(lag) }
-                } else if isAperiodic(searchedUpTo: upper) {
-                    splice(debt, aperiodic: true)
-                }
+                if let lag = search(lags: minLag...upper, forward: false), lag <= debt { expand(lag) }
             }
         }
         if abs(debt) > fallbackFrames {
@@ -221,17 +229,17 @@ public struct TimeStretch {
         return e <= silenceRMS * silenceRMS * Float(n)
     }
 
-    /// After a search that found no seam: is the audio without a pitch? The last search's best
-    /// peak decides when it covered the whole lag range (`searchedUpTo` = `maxLag + 1`);
-    /// otherwise (a forward search cut short by the look-ahead) a backward search over the whole
-    /// range through the history decides, when the history reaches that far (else: not known,
-    /// treated as periodic — the debt waits).
-    mutating func isAperiodic(searchedUpTo upper: Int) -> Bool {
-        if lastCorrelation >= aperiodicThreshold { return false }
-        if upper >= maxLag + 1 { return true }
+    /// Is the audio without a pitch (noise)? A backward search over the whole lag range through
+    /// the history (no look-ahead needed) judges it: its best peak below `aperiodicThreshold`.
+    /// The verdict holds for `verdictHoldPulls` pulls; without enough history it is "periodic"
+    /// (the debt waits, as for any periodic audio).
+    mutating func isAperiodic() -> Bool {
+        if verdictPulls > 0 { return aperiodic }
         guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
         _ = search(lags: minLag...(maxLag + 1), forward: false)
-        return lastCorrelation < aperiodicThreshold
+        aperiodic = lastCorrelation < aperiodicThreshold
+        verdictPulls = verdictHoldPulls
+        return aperiodic
     }
 
     /// The pitch lag at the seam: normalised cross-correlation of the window `a` (ending where
