@@ -186,10 +186,10 @@ public struct TimeStretch {
                 if let lag = search(lags: minLag...upper, forward: true), lag <= -2 * debt { accelerate(lag) }
             }
             if debt <= -(minLag / 2) && lookaheadFrames > 0 { keep = min(pending, want) }
-        } else if debt >= minLag {
+        } else if debt >= minLag / 2 {
             let upper = min(maxLag + 1, history - back)
             if upper > minLag && pending >= window {
-                if let lag = search(lags: minLag...upper, forward: false), lag <= debt { expand(lag) }
+                if let lag = search(lags: minLag...upper, forward: false), lag <= 2 * debt { expand(lag) }
             }
         }
         if abs(debt) > fallbackFrames {
@@ -304,7 +304,7 @@ public struct TimeStretch {
             (x + w * c).update(from: x + (lag + w) * c, count: (pending - lag - w) * c)  // memmove
         }
         pending -= lag
-        debt += lag  // an overshoot (≤ lag / 2) stays as credit against the next drops
+        debt = min(0, debt + lag)  // an overshoot (≤ lag / 2) is not carried: the jitter buffer sees it
         counters.accelerations += 1
         counters.removedFrames += lag
         lastSeam = (0, w)
@@ -326,7 +326,7 @@ public struct TimeStretch {
             }
         }
         pending += lag
-        debt -= lag
+        debt = max(0, debt - lag)  // an overshoot (≤ lag / 2) is not carried: the jitter buffer sees it
         counters.expansions += 1
         counters.insertedFrames += lag
         lastSeam = (0, w)
