@@ -231,12 +231,22 @@ public struct TimeStretch {
 
     /// Is the audio without a pitch (noise)? A backward search over the whole lag range through
     /// the history (no look-ahead needed) judges it: its best peak below `aperiodicThreshold`.
-    /// The verdict holds for `verdictHoldPulls` pulls; without enough history it is "periodic"
-    /// (the debt waits, as for any periodic audio).
+    /// The verdict holds for `verdictHoldPulls` pulls; without enough history, or with a level
+    /// that changed more than 4× (6 dB) across the range, it is "periodic" (the debt waits, as
+    /// for any periodic audio) and judged again at the next pull.
     mutating func isAperiodic() -> Bool {
         if verdictPulls > 0 { return aperiodic }
         guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
         _ = search(lags: minLag...(maxLag + 1), forward: false)
+        // A low correlation against history that is much quieter or louder (a fade, a pause, the
+        // first audio after quiet) says nothing about pitch: no verdict yet, the debt waits.
+        let c = channels, n = correlationWindow * channels
+        let (recent, oldest) = store.withUnsafeBufferPointer { s in
+            let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
+            let b = a - (maxLag + 1) * c
+            return (Self.dot(a, a, n), Self.dot(b, b, n))
+        }
+        if lastCorrelation < aperiodicThreshold && (recent < oldest / 4 || oldest < recent / 4) { return false }
         aperiodic = lastCorrelation < aperiodicThreshold
         verdictPulls = verdictHoldPulls
         return aperiodic
