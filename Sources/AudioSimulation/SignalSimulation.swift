@@ -7,8 +7,10 @@ import Foundation
 /// ideal concealment that continues the signal; quiet → zeros; fades), then stretched by one of
 /// two `Method`s, and a DAC that takes what was handed out at 48000 × (1 + ppm·10⁻⁶) frames/s.
 /// Like `AudioSimulation` a period's poll happens when the previous output has played; frames the
-/// stretcher holds back count toward the poll's time (the period plays after them), and a pull
-/// that hands out nothing is followed by the next poll at once. Pure numbers, seeded.
+/// stretcher holds back count toward the poll's time (the period plays after them), its debt
+/// toward the time the jitter buffer judges (as `AudioOutput` does: the delay once the owed
+/// stretch is paid), and a pull that hands out nothing is followed by the next poll at once.
+/// Pure numbers, seeded.
 ///
 /// Measured:
 /// - added playout delay per played packet (as `AudioSimulation`) and concealed periods;

@@ -31,11 +31,10 @@
 ///   (the stereo image is judged as one), for every P that fits in pending; P = the shortest peak
 ///   of c (better than both neighbours) within `peakTolerance` of the best peak — the pitch period
 ///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9) and
-///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot stays
-///   as credit against the next drops): pending becomes
+///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot is not
+///   carried — the jitter buffer, judging the delay after the debt, sees it): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
-/// - expand (debt ≥ `minLag`): the same with `a−P` (history), P ≤ debt (no overshoot: a delay
-///   raised past the target could only come down again by a removal, which needs look-ahead):
+/// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·debt, likewise:
 ///   pending becomes `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
