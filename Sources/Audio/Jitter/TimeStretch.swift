@@ -30,7 +30,8 @@
 /// - accelerate (debt ≤ −`minLag`/2): `c(P) = ⟨a, a+P⟩ / √(‖a‖²‖a+P‖²)` summed over all channels
 ///   (the stereo image is judged as one), for every P that fits in pending; P = the shortest peak
 ///   of c (better than both neighbours) within `peakTolerance` of the best peak — the pitch period
-///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9) and
+///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9), the
+///   audio just played repeats at P too (`c` of `a` against `a−P` ≥ the threshold), and
 ///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot is not
 ///   carried — the jitter buffer, judging the delay after the debt, sees it): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
@@ -182,7 +183,7 @@ public struct TimeStretch {
             if pending < want && want - pending <= lookaheadFrames { return 0 }  // gather look-ahead first
             let upper = min(maxLag + 1, pending - window)
             if history >= back && upper > minLag {
-                if let lag = search(lags: minLag...upper, forward: true), lag <= -2 * debt { accelerate(lag) }
+                if let lag = search(lags: minLag...upper, forward: true), lag <= -2 * debt, fitsBackward(lag) { accelerate(lag) }
             }
             if debt <= -(minLag / 2) && lookaheadFrames > 0 { keep = min(pending, want) }
         } else if debt >= minLag / 2 {
@@ -249,6 +250,23 @@ public struct TimeStretch {
         aperiodic = lastCorrelation < aperiodicThreshold
         verdictPulls = verdictHoldPulls
         return aperiodic
+    }
+
+    /// Does the audio just played repeat at `lag` as well (the window `a` against `a − lag`, ≥ the
+    /// threshold)? A removal's lag must fit both ways: when the look-ahead cuts the forward search
+    /// short of the true period (a chord's 18 ms), a shorter lag can pass 0.9 ahead by chance
+    /// and would move some note's phase; the true period fits behind too. Without the history
+    /// to judge, yes. One dot product and two energies.
+    func fitsBackward(_ lag: Int) -> Bool {
+        guard history >= correlationWindow - window + lag else { return true }
+        let c = channels, n = correlationWindow * channels
+        let r: Float = store.withUnsafeBufferPointer { s in
+            let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
+            let b = a - lag * c
+            let ea = Self.dot(a, a, n), eb = Self.dot(b, b, n)
+            return ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
+        }
+        return r >= correlationThreshold
     }
 
     /// The pitch lag at the seam: normalised cross-correlation of the window `a` (ending where
