@@ -76,6 +76,7 @@ public enum SignalSimulation {
             stretch.silenceSplicedFrames += o.stretch.silenceSplicedFrames
             stretch.fallbackSplicedFrames += o.stretch.fallbackSplicedFrames
             stretch.aperiodicSplicedFrames += o.stretch.aperiodicSplicedFrames
+            stretch.slowSplicedFrames += o.stretch.slowSplicedFrames
             stretch.searches += o.stretch.searches
             stretch.lowCorrelation += o.stretch.lowCorrelation
             splicedFrames += o.splicedFrames

@@ -54,7 +54,7 @@ func runAudioSignalBench(quick: Bool, signalFilter: String? = nil) -> [String] {
     let driftSeconds = quick ? 120.0 : 300.0
     var lines = ["", "Audio catch-up with samples (issue 22; \(seeds) seeds × \(Int(seconds)) s Wi-Fi, drift 1 × \(Int(driftSeconds)) s): splice = FrameStretch 1–2 frames/period, pitch = TimeStretch"]
     lines.append("  " + pad("trace", 22) + pad("signal", 26) + pad("method", 7) + pad("p50 ms", 8) + pad("p99 ms", 8) + pad("concealed", 11)
-                 + pad("pitch max (mean) %", 20) + pad("windows", 8) + pad("seam jump", 10) + "seams: accel/expand (frames), silence/fallback/aperiodic frames, low-corr/searches")
+                 + pad("pitch max (mean) %", 20) + pad("windows", 8) + pad("seam jump", 10) + "seams: accel/expand (frames), silence/fallback/aperiodic/slow frames, low-corr/searches")
     var traces: [AudioScenario] = [.wifi(seconds: seconds)]
     for ppm in [200.0, -200.0] {
         var d = AudioScenario.cleanLAN(seconds: driftSeconds)
@@ -75,7 +75,7 @@ func runAudioSignalBench(quick: Bool, signalFilter: String? = nil) -> [String] {
                     : "\(fixed(r.pitchErrorMaxPercent, 3)) (\(fixed(r.pitchErrorMeanPercent, 3)))"
                 let st = r.stretch
                 let what = method == .splice ? "\(r.splicedFrames) frames spliced"
-                    : "\(st.accelerations)/\(st.expansions) (\(st.removedFrames)/\(st.insertedFrames)), \(st.silenceSplicedFrames)/\(st.fallbackSplicedFrames)/\(st.aperiodicSplicedFrames), \(st.lowCorrelation)/\(st.searches)"
+                    : "\(st.accelerations)/\(st.expansions) (\(st.removedFrames)/\(st.insertedFrames)), \(st.silenceSplicedFrames)/\(st.fallbackSplicedFrames)/\(st.aperiodicSplicedFrames)/\(st.slowSplicedFrames), \(st.lowCorrelation)/\(st.searches)"
                 lines.append("  " + pad(method == .splice ? scenario.name : "", 22) + pad(method == .splice ? signal.name : "", 26) + pad(method == .splice ? "splice" : "pitch", 7)
                              + pad(fixed(r.delayPercentileMs(0.5), 1), 8) + pad(fixed(r.delayPercentileMs(0.99), 1), 8)
                              + pad(fixed(r.concealedPercent, 3) + " %", 11) + pad(pitch, 20) + pad("\(r.pitchErrors.count)", 8)

@@ -68,6 +68,8 @@ public struct TimeStretch {
         public var fallbackSplicedFrames = 0
         /// Frames dropped / repeated by a plain splice at once because the audio has no pitch.
         public var aperiodicSplicedFrames = 0
+        /// Single frames spliced while a debt waits (at most one per `slowSpliceInterval` pulls).
+        public var slowSplicedFrames = 0
         /// Correlation searches, and those that found no lag above the threshold (left alone).
         public var searches = 0
         public var lowCorrelation = 0
@@ -93,6 +95,12 @@ public struct TimeStretch {
     /// Below this best correlation over the whole lag range the audio has no pitch (noise):
     /// its debt is spliced at once.
     public var aperiodicThreshold: Float = 0.5
+    /// While a debt waits for a pitch seam, one frame of it is spliced every this many pulls: 8
+    /// (one frame per 40 ms, 0.05 % — a shift well inside ±0.1 %, unlike the old 2 frames per
+    /// period, 0.83 %). A slow debt (clock drift: ±200 ppm is a frame every ~100 ms) is paid
+    /// this way as it comes, without waiting for half a period; a fast one (catch-up) grows
+    /// until a whole period can go. 0 = never.
+    public var slowSpliceInterval = 8
     /// How many pulls a periodicity verdict holds: 20 (~100 ms of 5 ms periods).
     public var verdictHoldPulls = 20
     /// Pending audio quieter than this RMS (full scale 1) is spliced like silence: −54 dBFS.
@@ -122,6 +130,8 @@ public struct TimeStretch {
     /// it still holds for (0: judge again when there is a debt).
     var aperiodic = false
     var verdictPulls = 0
+    /// Pulls since the last slow splice.
+    var sinceSlowSplice = 0
 
     /// - Precondition: `channels > 0`, `sampleRate ≥ 8000`, `maxPushFrames > 0`.
     public init(channels: Int, sampleRate: Int = 48_000, maxPushFrames: Int) {
@@ -146,6 +156,7 @@ public struct TimeStretch {
         pending = 0
         debt = 0
         verdictPulls = 0
+        sinceSlowSplice = 0
         lastSeam = nil
     }
 
@@ -191,6 +202,12 @@ public struct TimeStretch {
             if upper > minLag && pending >= window {
                 if let lag = search(lags: minLag...upper, forward: false), lag <= 2 * debt { expand(lag) }
             }
+        }
+        sinceSlowSplice += 1
+        if lastSeam == nil && debt != 0 && slowSpliceInterval > 0 && sinceSlowSplice >= slowSpliceInterval
+            && pending >= FrameStretch.crossFadeFrames + 2 {
+            splice(debt > 0 ? 1 : -1, slow: true)
+            sinceSlowSplice = 0
         }
         if abs(debt) > fallbackFrames {
             splice(debt > 0 ? debt - fallbackFrames : debt + fallbackFrames, silence: false)
@@ -361,7 +378,7 @@ public struct TimeStretch {
 
     /// A plain splice of `frames` (< 0 drop, > 0 repeat) over the pending audio (`FrameStretch`),
     /// as much as fits; counted as near-silence, no pitch (`aperiodic`) or past the bound.
-    mutating func splice(_ frames: Int, silence: Bool = false, aperiodic: Bool = false) {
+    mutating func splice(_ frames: Int, silence: Bool = false, aperiodic: Bool = false, slow: Bool = false) {
         let limit = (pending - FrameStretch.crossFadeFrames) / 2  // the whole 64-frame fade fits
         let d = max(-limit, min(limit, frames))
         guard d != 0 else { return }
@@ -377,6 +394,8 @@ public struct TimeStretch {
             counters.silenceSplicedFrames += abs(d)
         } else if aperiodic {
             counters.aperiodicSplicedFrames += abs(d)
+        } else if slow {
+            counters.slowSplicedFrames += abs(d)
         } else {
             counters.fallbackSplicedFrames += abs(d)
         }
