@@ -43,8 +43,9 @@
 ///   finds no peak ≥ `aperiodicThreshold`; the verdict holds `verdictHoldPulls` pulls): any debt
 ///   is spliced at once — there is no pitch to keep, and waiting would only add delay;
 /// - periodic but no seam fits yet (correlation too low, or the period longer than 2·|debt| or
-///   than the look-ahead): left alone; the debt waits, but never grows past `fallbackFrames`
-///   (10 ms): beyond that the excess is spliced as before.
+///   than the look-ahead): the debt waits, paid meanwhile by one spliced frame every
+///   `slowSpliceInterval` pulls (0.05 %), and never grows past `fallbackFrames` (10 ms): beyond
+///   that the excess is spliced as before.
 /// C = 10 ms and lags up to 20 ms (NetEq correlates 12.5 ms at 4 kHz over 2.5–15 ms): a chord has
 /// no common period below ~18 ms (A major 220/277/330 Hz: 18.15 ms), and a 2.5 ms window finds
 /// lags that fit one note and move the others' phase.
@@ -165,6 +166,7 @@ public struct TimeStretch {
     public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int) {
         precondition(frames >= 0 && frames <= maxPushFrames && pcm.count >= frames * channels, "TimeStretch: period too large")
         let at = (historyCapacity + pending) * channels
+        precondition(at + frames * channels <= store.count, "TimeStretch: push past the store (\(pending) pending)")
         store.withUnsafeMutableBufferPointer { s in
             (s.baseAddress! + at).update(from: pcm.baseAddress!, count: frames * channels)
         }
@@ -227,6 +229,7 @@ public struct TimeStretch {
     /// pending moves back to start at `historyCapacity` (the layout's invariant).
     mutating func handOut(_ count: Int) {
         guard count > 0 else { return }
+        precondition(count <= pending, "TimeStretch: handOut")
         let h = historyCapacity, c = channels
         let keepHistory = min(h, history + count)
         store.withUnsafeMutableBufferPointer { s in
@@ -338,6 +341,7 @@ public struct TimeStretch {
 
     /// Removes `lag` frames at the seam: `xfade(x[s+j] → x[s+lag+j]) ‖ x[s+lag+W...]`.
     mutating func accelerate(_ lag: Int) {
+        precondition(lag + window < pending, "TimeStretch: accelerate \(lag) of \(pending)")
         let c = channels, w = window, h = historyCapacity
         store.withUnsafeMutableBufferPointer { s in
             let x = s.baseAddress! + h * c
@@ -356,6 +360,8 @@ public struct TimeStretch {
 
     /// Inserts `lag` frames at the seam: `xfade(x[s+j] → x[s−lag+j]) ‖ x[s−lag+W..<s] ‖ x[s...]`.
     mutating func expand(_ lag: Int) {
+        precondition(lag <= history && pending + lag <= scratch.count / channels
+                     && (historyCapacity + pending + lag) * channels <= store.count, "TimeStretch: expand \(lag) of \(pending)")
         let c = channels, w = window, h = historyCapacity, p = pending
         store.withUnsafeMutableBufferPointer { s in
             scratch.withUnsafeMutableBufferPointer { t in
@@ -380,8 +386,10 @@ public struct TimeStretch {
     /// as much as fits; counted as near-silence, no pitch (`aperiodic`) or past the bound.
     mutating func splice(_ frames: Int, silence: Bool = false, aperiodic: Bool = false, slow: Bool = false) {
         let limit = (pending - FrameStretch.crossFadeFrames) / 2  // the whole 64-frame fade fits
+        guard limit > 0 else { return }
         let d = max(-limit, min(limit, frames))
         guard d != 0 else { return }
+        precondition((historyCapacity + pending + max(0, d)) * channels <= store.count, "TimeStretch: splice \(d) of \(pending)")
         let c = channels, h = historyCapacity, p = pending
         let n = store.withUnsafeMutableBufferPointer { s in
             FrameStretch.apply(d, to: UnsafeMutableBufferPointer(rebasing: s[(h * c)...]), frames: p, channels: c)
