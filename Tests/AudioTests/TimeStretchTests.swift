@@ -76,7 +76,7 @@ import AudioSimulation
         let removed = 600 * 240 - out.count / 2
         #expect(st.counters.accelerations > 0)
         #expect(removed == st.counters.removedFrames + st.counters.fallbackSplicedFrames + st.counters.silenceSplicedFrames
-                + st.counters.aperiodicSplicedFrames)
+                + st.counters.aperiodicSplicedFrames + st.counters.slowSplicedFrames)
         #expect(removed >= 1200 - st.fallbackFrames - st.maxLag)  // the debt is paid, up to what still waits
         #expect(st.counters.fallbackSplicedFrames == 0)
         // The pitch holds (today's splice: +0.83 %), and the seams add no step beyond the tone's own.
@@ -92,7 +92,7 @@ import AudioSimulation
         let (out, st) = run(.tone(hz), periods: 600, perPeriod: 2)
         let inserted = out.count / 2 - 600 * 240
         #expect(st.counters.expansions > 0)
-        #expect(inserted == st.counters.insertedFrames)
+        #expect(inserted == st.counters.insertedFrames + st.counters.slowSplicedFrames)
         #expect(inserted >= 1200 - st.maxLag)
         #expect(st.counters.fallbackSplicedFrames == 0)
         let f = zeroCrossingHz(out)
@@ -131,14 +131,41 @@ import AudioSimulation
         #expect(abs(offset) < 0.001, "\(offset * 100) %")
     }
 
+    /// Clock drift (±200 ppm: a frame every ~21 periods) is paid as it comes by single spliced
+    /// frames, one per 8 periods at most, without waiting for half a pitch period (5 ms at
+    /// 100 Hz, which would be latency): the debt stays below two frames and the pitch moves by
+    /// the drift itself (0.02 %), not by the old splice's 0.83 %.
+    @Test(arguments: [-1, 1])
+    func driftIsPaidAsItComes(sign: Int) {
+        var st = TimeStretch(channels: 2, maxPushFrames: 240)
+        var period = [Float](repeating: 0, count: 480)
+        var out = [Float](repeating: 0, count: st.maxPullFrames * 2)
+        var all: [Float] = []
+        var worstDebt = 0
+        for p in 0..<2_000 {
+            period.withUnsafeMutableBufferPointer { TestSignal.tone(100).render(from: Int64(p * 240), frames: 240, into: $0) }
+            period.withUnsafeBufferPointer { st.push($0, frames: 240, stretch: p % 21 == 20 ? sign : 0) }
+            let n = out.withUnsafeMutableBufferPointer { st.pull(into: $0, lookaheadFrames: 480) }
+            all += out[0..<(n * 2)]
+            worstDebt = max(worstDebt, abs(st.debt))
+        }
+        #expect(worstDebt <= 1)
+        #expect(st.counters.slowSplicedFrames == 2_000 / 21)
+        #expect(st.counters.accelerations + st.counters.expansions + st.counters.fallbackSplicedFrames == 0)
+        let f = zeroCrossingHz(all)
+        #expect(abs(f / 100 - 1) < 0.001, "\(f) Hz")
+    }
+
     /// Noise has no pitch to keep: the periodicity verdict (best correlation < 0.5) splices
     /// the debt at once, as today's splice does, instead of letting it wait and add delay.
     @Test func noiseIsPaidAtOnce() {
         let (out, st) = run(.noise, periods: 800, perPeriod: -2)
         #expect(st.counters.accelerations == 0)
         #expect(st.counters.fallbackSplicedFrames == 0)
-        // 1600 frames commanded; only the first periods (too little history to judge) wait.
-        #expect(st.counters.aperiodicSplicedFrames == 1600)
+        // 1600 frames commanded; only the first periods (too little history to judge) wait,
+        // paid meanwhile by the slow splice.
+        #expect(st.counters.aperiodicSplicedFrames + st.counters.slowSplicedFrames == 1600)
+        #expect(st.counters.aperiodicSplicedFrames >= 1580)
         #expect(st.debt == 0)
         #expect(out.count / 2 == 800 * 240 - 1600)
         // At most one verdict per 20 pulls once judged, and no seam search at all.
@@ -159,7 +186,7 @@ import AudioSimulation
     @Test func withoutLookAheadNothingIsHeld() {
         let (out, st) = run(.tone(997), periods: 50, perPeriod: -2, lookahead: 0)
         #expect(st.heldFrames == 0)
-        #expect(out.count / 2 == 50 * 240 - st.counters.removedFrames)
+        #expect(out.count / 2 == 50 * 240 - st.counters.removedFrames - st.counters.slowSplicedFrames)
     }
 
     @Test func heldFramesComeOnlyFromAudioAtHand() {
