@@ -11,7 +11,7 @@
 ///    much to drop or repeat stays the jitter buffer's decision; this type decides *where* and in
 ///    what units.
 /// 2. `pull` what may be played now. It may hold frames back (`heldFrames`, at most
-///    `maxLag + window`) as look-ahead for a removal, only as far as the caller says more audio
+///    `maxLag + 1 + window`) as look-ahead for a removal, only as far as the caller says more audio
 ///    is at hand (`lookaheadFrames`: packets already queued in the jitter buffer); a pull that
 ///    returns 0 frames asks for the next period at once. Held frames are still to play: the
 ///    caller adds them to the time it passes to `pollPlayout` (the next period starts after them),
@@ -54,7 +54,7 @@
 /// the period is cut).
 /// At most two correlation searches per pull (the periodicity verdict, then the seam's), each
 /// `(maxLag − minLag + 2) × C × channels` multiply-adds (the energies slide, `2 × channels` per
-/// lag): 1.6 M at 48 kHz stereo — docs/PERFORMANCE.md "Catch-up without a pitch shift" states the
+/// lag): 1.6 M at 48 kHz stereo for the two, plus one backward check of a removal's lag — docs/PERFORMANCE.md "Catch-up without a pitch shift" states the
 /// measured time.
 public struct TimeStretch {
     /// What the stretcher did, frames and events since init.
