@@ -7,8 +7,10 @@ import Foundation
 /// ideal concealment that continues the signal; quiet → zeros; fades), then stretched by one of
 /// two `Method`s, and a DAC that takes what was handed out at 48000 × (1 + ppm·10⁻⁶) frames/s.
 /// Like `AudioSimulation` a period's poll happens when the previous output has played; frames the
-/// stretcher holds back count toward the poll's time (the period plays after them), and a pull
-/// that hands out nothing is followed by the next poll at once. Pure numbers, seeded.
+/// stretcher holds back count toward the poll's time (the period plays after them), its debt
+/// toward the time the jitter buffer judges (as `AudioOutput` does: the delay once the owed
+/// stretch is paid), and a pull that hands out nothing is followed by the next poll at once.
+/// Pure numbers, seeded.
 ///
 /// Measured:
 /// - added playout delay per played packet (as `AudioSimulation`) and concealed periods;
@@ -19,8 +21,10 @@ import Foundation
 ///   blocks (100 ms below 500 Hz so a chord's other notes fall outside, 10 ms below 4 kHz, 2 ms
 ///   above), unwrap, weighted least squares. Reported as |offset| / fundamental, %;
 /// - *seam jump*: the largest sample-to-sample step inside any seam (the crossfade of a pitch
-///   seam, the splice region of a plain splice), between played packets, over the largest step
-///   of the input itself (1.0: no step larger than the signal's own).
+///   seam, the splice region of a plain splice) over the largest step of the input itself (1.0:
+///   no step larger than the signal's own); judged only where the input itself ran on without a
+///   break (played packets in order, no fade) for all the audio the stretcher held and 25 ms
+///   before it — a packet the jitter buffer skipped is a step the stretcher did not make.
 public enum SignalSimulation {
     public enum Method: Sendable, Equatable {
         /// Today's `FrameStretch`: each period's 1–2 frames spliced with a 64-frame cross-fade.
@@ -71,6 +75,8 @@ public enum SignalSimulation {
             stretch.insertedFrames += o.stretch.insertedFrames
             stretch.silenceSplicedFrames += o.stretch.silenceSplicedFrames
             stretch.fallbackSplicedFrames += o.stretch.fallbackSplicedFrames
+            stretch.aperiodicSplicedFrames += o.stretch.aperiodicSplicedFrames
+            stretch.slowSplicedFrames += o.stretch.slowSplicedFrames
             stretch.searches += o.stretch.searches
             stretch.lowCorrelation += o.stretch.lowCorrelation
             splicedFrames += o.splicedFrames
@@ -98,7 +104,8 @@ public enum SignalSimulation {
         var k = 0
         var cursor: Int64 = 0             // next source sample an ideal concealment continues from
         var started = false
-        var previousKindPlay = false
+        var sourceEnd: Int64 = -1         // next sample of an unbroken input
+        var unbroken = 0                  // frames of unbroken input up to the last period
         var lastOut: (Float, Float) = (0, 0)
         var analysis = WindowAnalysis(fundamentalHz: signal.fundamentalHz)
         // The input's own largest step (first second of the signal, and every speech/noise shape in it).
@@ -116,20 +123,25 @@ public enum SignalSimulation {
             }
             let held = method == .pitch ? stretcher.heldFrames : 0
             let playAt = wall + Int64((Double(held) * 1e9 / rate).rounded())
-            let p = buffer.pollPlayout(nowNs: UInt64(playAt))
+            // The jitter buffer judges the delay the period will have once the owed stretch is paid.
+            let owed = method == .pitch ? Int64((Double(stretcher.debt) * 1e9 / rate).rounded()) : 0
+            let p = buffer.pollPlayout(nowNs: UInt64(playAt + owed))
             var isPlay = false
             var count = frames
+            var renderedFrom: Int64 = -2
             period.withUnsafeMutableBufferPointer { pcm in
                 switch p.step {
                 case .play(let seq, _, _), .recover(let seq, _, _):
                     let index = Int64(seq &- s.firstSeq)
                     signal.render(from: index * Int64(frames), frames: frames, into: pcm)
+                    renderedFrom = index * Int64(frames)
                     cursor = (index + 1) * Int64(frames)
                     isPlay = p.fade == .none
                     started = true
                     if case .play = p.step { r.delaysNs.append(playAt - (trace.sendNs[Int(index)] + s.baseDelayNs)) }
                 case .conceal:
                     signal.render(from: cursor, frames: frames, into: pcm)
+                    renderedFrom = cursor
                     cursor += Int64(frames)
                     r.concealed += 1
                 case .silence:  // the signals have no DTX: quiet after playout started is concealment
@@ -139,6 +151,9 @@ public enum SignalSimulation {
                 if started { r.periodsAfterStart += 1 }
                 FrameStretch.fade(p.fade, pcm, frames: frames, channels: 2)
             }
+            let pendingBefore = method == .pitch ? stretcher.heldFrames : 0
+            unbroken = isPlay && renderedFrom == sourceEnd ? unbroken + frames : (isPlay ? frames : 0)
+            sourceEnd = renderedFrom + Int64(frames)
             r.commandedFrames += abs(p.stretchFrames)
             analysis.note(commanded: abs(p.stretchFrames), clean: isPlay || !started)
 
@@ -163,7 +178,7 @@ public enum SignalSimulation {
             if let clock { r.worstPullNs = max(r.worstPullNs, clock() &- t0) }
 
             out.withUnsafeBufferPointer { o in
-                if let (offset, length) = seam, isPlay && previousKindPlay, max(0, offset - 1) < min(count, offset + length + 1) {
+                if let (offset, length) = seam, unbroken >= pendingBefore + frames + 1_200, max(0, offset - 1) < min(count, offset + length + 1) {
                     var worst: Float = 0
                     for i in max(0, offset - 1)..<min(count, offset + length + 1) {
                         let (pl, pr) = i == 0 ? lastOut : (o[2 * i - 2], o[2 * i - 1])
@@ -174,7 +189,6 @@ public enum SignalSimulation {
                 if count > 0 { lastOut = (o[2 * count - 2], o[2 * count - 1]) }
                 analysis.add(o, frames: count, r: &r)
             }
-            previousKindPlay = isPlay
             emitted += Double(count)
         }
         if method == .pitch { r.stretch = stretcher.counters }

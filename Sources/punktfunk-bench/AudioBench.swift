@@ -48,13 +48,13 @@ func runAudioBench(quick: Bool) -> [String] {
 /// above), the fundamental's offset during catch-up (largest and mean over the judged 1 s windows),
 /// the largest step inside a seam over the input's largest step, and what the stretcher did.
 /// Then the stretcher's worst case per period: one full correlation search (2.5–15 ms, stereo).
-func runAudioSignalBench(quick: Bool) -> [String] {
+func runAudioSignalBench(quick: Bool, signalFilter: String? = nil) -> [String] {
     let seeds = quick ? 1 : 2
     let seconds = quick ? 60.0 : 120.0
     let driftSeconds = quick ? 120.0 : 300.0
     var lines = ["", "Audio catch-up with samples (issue 22; \(seeds) seeds × \(Int(seconds)) s Wi-Fi, drift 1 × \(Int(driftSeconds)) s): splice = FrameStretch 1–2 frames/period, pitch = TimeStretch"]
     lines.append("  " + pad("trace", 22) + pad("signal", 26) + pad("method", 7) + pad("p50 ms", 8) + pad("p99 ms", 8) + pad("concealed", 11)
-                 + pad("pitch max (mean) %", 20) + pad("windows", 8) + pad("seam jump", 10) + "seams: accel/expand (frames), silence/fallback frames, low-corr searches")
+                 + pad("pitch max (mean) %", 20) + pad("windows", 8) + pad("seam jump", 10) + "seams: accel/expand (frames), silence/fallback/aperiodic/slow frames, low-corr/searches")
     var traces: [AudioScenario] = [.wifi(seconds: seconds)]
     for ppm in [200.0, -200.0] {
         var d = AudioScenario.cleanLAN(seconds: driftSeconds)
@@ -64,7 +64,7 @@ func runAudioSignalBench(quick: Bool) -> [String] {
     }
     for scenario in traces {
         let runs = scenario.dacPpm != 0 ? 1 : seeds
-        for signal in TestSignal.standard {
+        for signal in TestSignal.standard where signalFilter.map({ signal.name.contains($0) }) ?? true {
             for method in [SignalSimulation.Method.splice, .pitch] {
                 var r = SignalSimulation.Result()
                 for seed in 0..<runs {
@@ -75,7 +75,7 @@ func runAudioSignalBench(quick: Bool) -> [String] {
                     : "\(fixed(r.pitchErrorMaxPercent, 3)) (\(fixed(r.pitchErrorMeanPercent, 3)))"
                 let st = r.stretch
                 let what = method == .splice ? "\(r.splicedFrames) frames spliced"
-                    : "\(st.accelerations)/\(st.expansions) (\(st.removedFrames)/\(st.insertedFrames)), \(st.silenceSplicedFrames)/\(st.fallbackSplicedFrames), \(st.lowCorrelation)/\(st.searches)"
+                    : "\(st.accelerations)/\(st.expansions) (\(st.removedFrames)/\(st.insertedFrames)), \(st.silenceSplicedFrames)/\(st.fallbackSplicedFrames)/\(st.aperiodicSplicedFrames)/\(st.slowSplicedFrames), \(st.lowCorrelation)/\(st.searches)"
                 lines.append("  " + pad(method == .splice ? scenario.name : "", 22) + pad(method == .splice ? signal.name : "", 26) + pad(method == .splice ? "splice" : "pitch", 7)
                              + pad(fixed(r.delayPercentileMs(0.5), 1), 8) + pad(fixed(r.delayPercentileMs(0.99), 1), 8)
                              + pad(fixed(r.concealedPercent, 3) + " %", 11) + pad(pitch, 20) + pad("\(r.pitchErrors.count)", 8)
@@ -87,33 +87,34 @@ func runAudioSignalBench(quick: Bool) -> [String] {
     return lines
 }
 
-/// The stretcher's worst period: 960 frames of stereo noise held (the look-ahead for a 15 ms
-/// removal), a 720-frame debt, every search over all 601 lags failing (noise has no pitch), so
-/// each period pays one whole search and hands out one period.
+/// The stretcher's worst pull: two full searches — the periodicity verdict (backward, judged
+/// every pull here) and the forward search for a removal — over 240-frame periods of stereo
+/// noise with a debt past the largest lag and look-ahead at hand, neither threshold reachable
+/// (so nothing is paid but the fallback's splice, and every pull searches again).
 func timeStretchWorstCase(quick: Bool) -> [String] {
     var st = TimeStretch(channels: 2, maxPushFrames: 240)
+    st.correlationThreshold = 2
+    st.aperiodicThreshold = -2
+    st.verdictHoldPulls = 0
     var period = [Float](repeating: 0, count: 480)
     var out = [Float](repeating: 0, count: st.maxPullFrames * 2)
     var t: Int64 = 0
-    func next() {
-        period.withUnsafeMutableBufferPointer { TestSignal.noise.render(from: t, frames: 240, into: $0) }
-        t += 240
-    }
     var times: [Double] = []
     let iterations = quick ? 2_000 : 20_000
     times.reserveCapacity(iterations)
-    for i in 0..<(iterations + 8) {
-        next()
+    for i in 0..<(iterations + 16) {
+        period.withUnsafeMutableBufferPointer { TestSignal.noise.render(from: t, frames: 240, into: $0) }
+        t += 240
         let start = MonotonicClock.nowNs()
-        period.withUnsafeBufferPointer { st.push($0, frames: 240, stretch: i == 0 ? -st.maxLag : 0) }
+        period.withUnsafeBufferPointer { st.push($0, frames: 240, stretch: i == 0 ? -(st.maxLag + 40) : -2) }
         _ = out.withUnsafeMutableBufferPointer { st.pull(into: $0, lookaheadFrames: 10_000) }
         let ns = MonotonicClock.nowNs() - start
-        if i >= 8 { times.append(Double(ns) / 1e3) }
+        if i >= 16 { times.append(Double(ns) / 1e3) }
     }
     times.sort()
     let lags = st.maxLag - st.minLag + 2  // minLag…maxLag + 1: a peak at maxLag needs its right neighbour
-    let macs = lags * 2 * st.window * st.channels
-    return ["", "TimeStretch worst case per 5 ms period (48 kHz stereo, full search of \(lags) lags × 2 × \(st.window) frames × 2 channels = \(macs) multiply-adds, nothing found): "
-            + "p50 \(fixed(times[times.count / 2], 1)) µs, p99 \(fixed(times[times.count * 99 / 100], 1)) µs, max \(fixed(times.last!, 1)) µs over \(times.count) periods "
-            + "(\(st.counters.searches) searches, \(st.counters.lowCorrelation) below 0.9, held \(st.heldFrames) frames)"]
+    let macs = 2 * lags * st.correlationWindow * st.channels
+    return ["", "TimeStretch worst pull (48 kHz stereo: the periodicity verdict and a removal's search, each \(lags) lags × \(st.correlationWindow) frames × 2 channels, = \(macs) multiply-adds; noise, neither threshold reachable): "
+            + "p50 \(fixed(times[times.count / 2], 1)) µs, p99 \(fixed(times[times.count * 99 / 100], 1)) µs, max \(fixed(times.last!, 1)) µs over \(times.count) pulls "
+            + "(\(st.counters.searches) searches, held \(st.heldFrames) frames)"]
 }

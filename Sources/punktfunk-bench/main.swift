@@ -2,7 +2,10 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [avskew] [input] [shell] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [--quick] [--waits N]
+//                 [--signal NAME]
+// `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
+// name contains NAME there (e.g. chord, noise, "tone 100 Hz").
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -10,6 +13,12 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 var waits: Int?
 if let i = arguments.firstIndex(of: "--waits"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
     waits = n
+    arguments.removeSubrange(i...(i + 1))
+}
+/// `--signal NAME`: the catch-up table's test signals whose name contains NAME (all without it).
+var signalFilter: String?
+if let i = arguments.firstIndex(of: "--signal"), i + 1 < arguments.count {
+    signalFilter = arguments[i + 1]
     arguments.removeSubrange(i...(i + 1))
 }
 let args = Set(arguments)
@@ -56,6 +65,9 @@ if all || args.contains("wake") {
 }
 if all || args.contains("audio") {
     for line in runAudioBench(quick: quick) { print(line) }
+}
+if args.contains("catchup") && !args.contains("audio") {
+    for line in runAudioSignalBench(quick: quick, signalFilter: signalFilter) { print(line) }
 }
 if all || args.contains("avskew") {
     do {

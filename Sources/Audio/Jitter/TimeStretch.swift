@@ -11,35 +11,51 @@
 ///    much to drop or repeat stays the jitter buffer's decision; this type decides *where* and in
 ///    what units.
 /// 2. `pull` what may be played now. It may hold frames back (`heldFrames`, at most
-///    `maxLag + window`) as look-ahead for a removal, only as far as the caller says more audio
+///    `maxLag + 1 + window`) as look-ahead for a removal, only as far as the caller says more audio
 ///    is at hand (`lookaheadFrames`: packets already queued in the jitter buffer); a pull that
 ///    returns 0 frames asks for the next period at once. Held frames are still to play: the
 ///    caller adds them to the time it passes to `pollPlayout` (the next period starts after them),
-///    so the buffer's delay measure stays the delay at the DAC.
+///    and the debt as well (frames still to drop play no later), so the buffer's delay measure is
+///    the delay at the DAC once the owed stretch is paid.
 ///
 /// Layout of `store` (frames, interleaved `channels`): `[history | pending | free]` with pending
-/// starting at `historyCapacity`; history = the last frames handed out (at most `maxLag +
-/// window`), pending = pushed, not yet handed out. Every seam is at the start of pending (right
+/// starting at `historyCapacity`; history = the last frames handed out (at most `maxLag + 1 +
+/// correlationWindow`), pending = pushed, not yet handed out. Every seam is at the start of pending (right
 /// after the last frame played), so the crossfade starts from the sample the listener just heard.
 ///
-/// With `s` = the start of pending, `x` the frames around it, `W` = `window`, `P` a lag in
-/// `[minLag, maxLag]`:
-/// - accelerate (debt ≤ −`minLag`): `c(P) = ⟨x[s..<s+W], x[s+P..<s+P+W]⟩ / √(‖·‖²‖·‖²)` summed over
-///   all channels (the stereo image is judged as one), for every P that fits in pending; P = the
-///   shortest peak of c (better than both neighbours) within `peakTolerance` of the best peak — the
-///   pitch period or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's
-///   0.9) and P ≤ |debt| (never more than asked; a longer P waits for the debt): pending becomes
+/// With `s` = the start of pending, `x` the frames around it, `W` = `window` (the crossfade),
+/// `C` = `correlationWindow`, `P` a lag in `[minLag, maxLag]`, and `a = x[s+W−C..<s+W]` (the
+/// correlation window ends where the crossfade ends, so it reaches back into the history just
+/// played and needs no look-ahead beyond the crossfade):
+/// - accelerate (debt ≤ −`minLag`/2): `c(P) = ⟨a, a+P⟩ / √(‖a‖²‖a+P‖²)` summed over all channels
+///   (the stereo image is judged as one), for every P that fits in pending; P = the shortest peak
+///   of c (better than both neighbours) within `peakTolerance` of the best peak — the pitch period
+///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9), the
+///   audio just played repeats at P too (`c` of `a` against `a−P` ≥ the threshold), and
+///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot is not
+///   carried — the jitter buffer, judging the delay after the debt, sees it): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
-/// - expand (debt ≥ `minLag`): the same with `x[s−P..<s−P+W]` (history), P ≤ debt: pending becomes
-///   `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
+/// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·debt, likewise:
+///   pending becomes `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
-/// - correlation too low: left alone; the debt waits for a better moment, but never grows past
-///   `fallbackFrames`: beyond that the excess is spliced as before (so latency cannot run away on
-///   audio without a pitch, such as noise).
-/// At most one correlation search per pull: `(maxLag − minLag + 2) × 2 × W × channels`
-/// multiply-adds (dot product and energy per lag), SIMD — 33 µs at 48 kHz stereo on the build box
-/// (docs/PERFORMANCE.md "Catch-up without a pitch shift").
+/// - aperiodic audio (e.g. noise: a backward search over the whole lag range through the history
+///   finds no peak ≥ `aperiodicThreshold`; the verdict holds `verdictHoldPulls` pulls): any debt
+///   is spliced at once — there is no pitch to keep, and waiting would only add delay;
+/// - periodic but no seam fits yet (correlation too low, or the period longer than 2·|debt| or
+///   than the look-ahead): the debt waits, paid meanwhile by one spliced frame every
+///   `slowSpliceInterval` pulls (0.05 %), and never grows past `fallbackFrames` (10 ms): beyond
+///   that the excess is spliced as before.
+/// C = 10 ms and lags up to 20 ms (NetEq correlates 12.5 ms at 4 kHz over 2.5–15 ms): a chord has
+/// no common period below ~18 ms (A major 220/277/330 Hz: 18.15 ms), and a 2.5 ms window finds
+/// lags that fit one note and move the others' phase.
+/// Telling the jitter buffer the delay *after* the debt is paid (step 2) keeps it from asking
+/// again for what is already owed while a debt waits for its seam (and from overshooting once
+/// the period is cut).
+/// At most two correlation searches per pull (the periodicity verdict, then the seam's), each
+/// `(maxLag − minLag + 2) × C × channels` multiply-adds (the energies slide, `2 × channels` per
+/// lag): 1.6 M at 48 kHz stereo for the two, plus one backward check of a removal's lag — docs/PERFORMANCE.md "Catch-up without a pitch shift" states the
+/// measured time.
 public struct TimeStretch {
     /// What the stretcher did, frames and events since init.
     public struct Counters: Sendable, Equatable {
@@ -51,6 +67,10 @@ public struct TimeStretch {
         /// Frames dropped / repeated by a plain splice: in near-silence, or past `fallbackFrames`.
         public var silenceSplicedFrames = 0
         public var fallbackSplicedFrames = 0
+        /// Frames dropped / repeated by a plain splice at once because the audio has no pitch.
+        public var aperiodicSplicedFrames = 0
+        /// Single frames spliced while a debt waits (at most one per `slowSpliceInterval` pulls).
+        public var slowSplicedFrames = 0
         /// Correlation searches, and those that found no lag above the threshold (left alone).
         public var searches = 0
         public var lowCorrelation = 0
@@ -58,17 +78,32 @@ public struct TimeStretch {
     }
 
     public let channels: Int
-    /// Shortest / longest lag tried, frames: 2.5 / 15 ms (NetEq's 10…60 at 4 kHz).
+    /// Shortest / longest lag tried, frames: 2.5 / 20 ms (NetEq: 2.5–15 ms; 20 ms reaches a
+    /// chord's near-common period).
     public let minLag: Int
     public let maxLag: Int
-    /// Correlation window and crossfade length, frames: 2.5 ms.
+    /// Crossfade length, frames: 2.5 ms.
     public let window: Int
-    /// Largest debt left waiting for a good seam, frames (`maxLag`); the excess is spliced.
-    public let fallbackFrames: Int
+    /// Correlation window, frames: 10 ms, ending where the crossfade ends.
+    public let correlationWindow: Int
+    /// Largest debt left waiting for a good seam, frames (10 ms: half the longest period); the
+    /// excess is spliced.
+    public var fallbackFrames: Int
     /// Largest period pushed, frames.
     public let maxPushFrames: Int
     /// Normalised correlation a seam needs: 0.9 (NetEq `kCorrelationThreshold`, 14746 in Q14).
     public var correlationThreshold: Float = 0.9
+    /// Below this best correlation over the whole lag range the audio has no pitch (noise):
+    /// its debt is spliced at once.
+    public var aperiodicThreshold: Float = 0.5
+    /// While a debt waits for a pitch seam, one frame of it is spliced every this many pulls: 8
+    /// (one frame per 40 ms, 0.05 % — a shift well inside ±0.1 %, unlike the old 2 frames per
+    /// period, 0.83 %). A slow debt (clock drift: ±200 ppm is a frame every ~100 ms) is paid
+    /// this way as it comes, without waiting for half a period; a fast one (catch-up) grows
+    /// until a whole period can go. 0 = never.
+    public var slowSpliceInterval = 8
+    /// How many pulls a periodicity verdict holds: 20 (~100 ms of 5 ms periods).
+    public var verdictHoldPulls = 20
     /// Pending audio quieter than this RMS (full scale 1) is spliced like silence: −54 dBFS.
     public var silenceRMS: Float = 0.002
 
@@ -92,17 +127,24 @@ public struct TimeStretch {
     var correlation: [Float]
     var history = 0
     var pending = 0
+    /// The last periodicity verdict (a backward search over the whole lag range) and the pulls
+    /// it still holds for (0: judge again when there is a debt).
+    var aperiodic = false
+    var verdictPulls = 0
+    /// Pulls since the last slow splice.
+    var sinceSlowSplice = 0
 
     /// - Precondition: `channels > 0`, `sampleRate ≥ 8000`, `maxPushFrames > 0`.
     public init(channels: Int, sampleRate: Int = 48_000, maxPushFrames: Int) {
         precondition(channels > 0 && sampleRate >= 8_000 && maxPushFrames > 0)
         self.channels = channels
         minLag = sampleRate / 400
-        maxLag = sampleRate * 15 / 1000
+        maxLag = sampleRate / 50
         window = sampleRate / 400
-        fallbackFrames = maxLag
+        correlationWindow = sampleRate / 100
+        fallbackFrames = sampleRate / 100
         self.maxPushFrames = maxPushFrames
-        historyCapacity = maxLag + 1 + window
+        historyCapacity = maxLag + 1 + correlationWindow
         let pull = maxLag + 1 + window + maxPushFrames + maxLag
         store = [Float](repeating: 0, count: (historyCapacity + pull + maxPushFrames) * channels)
         scratch = [Float](repeating: 0, count: pull * channels)
@@ -114,6 +156,8 @@ public struct TimeStretch {
         history = 0
         pending = 0
         debt = 0
+        verdictPulls = 0
+        sinceSlowSplice = 0
         lastSeam = nil
     }
 
@@ -122,6 +166,7 @@ public struct TimeStretch {
     public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int) {
         precondition(frames >= 0 && frames <= maxPushFrames && pcm.count >= frames * channels, "TimeStretch: period too large")
         let at = (historyCapacity + pending) * channels
+        precondition(at + frames * channels <= store.count, "TimeStretch: push past the store (\(pending) pending)")
         store.withUnsafeMutableBufferPointer { s in
             (s.baseAddress! + at).update(from: pcm.baseAddress!, count: frames * channels)
         }
@@ -139,27 +184,37 @@ public struct TimeStretch {
         lastSeam = nil
         guard pending > 0 else { return 0 }
         var keep = 0
+        let back = correlationWindow - window  // history the correlation window reaches into
+        if verdictPulls > 0 { verdictPulls -= 1 }
         if debt != 0 && isSilent() {
             splice(debt, silence: true)
-        } else if debt <= -minLag {
-            // Look-ahead for the lag search up to |debt| + 1 (a peak needs its right neighbour).
-            let want = min(maxLag + 1, -debt + 1) + window
+        } else if debt != 0 && isAperiodic() {
+            splice(debt, aperiodic: true)
+        } else if debt <= -(minLag / 2) {
+            // Look-ahead for a lag up to 2·|debt| + 1 (a peak needs its right neighbour) and its crossfade.
+            let want = min(maxLag + 1, -2 * debt + 1) + window
             if pending < want && want - pending <= lookaheadFrames { return 0 }  // gather look-ahead first
             let upper = min(maxLag + 1, pending - window)
-            if upper > minLag, let lag = search(lags: minLag...upper, forward: true), lag <= -debt {
-                accelerate(lag)
+            if history >= back && upper > minLag {
+                if let lag = search(lags: minLag...upper, forward: true), lag <= -2 * debt, fitsBackward(lag) { accelerate(lag) }
             }
-            if debt <= -minLag && lookaheadFrames > 0 { keep = min(pending, want) }
-        } else if debt >= minLag {
-            let upper = min(maxLag + 1, history)
-            if upper > minLag && pending >= window, let lag = search(lags: minLag...upper, forward: false), lag <= debt {
-                expand(lag)
+            if debt <= -(minLag / 2) && lookaheadFrames > 0 { keep = min(pending, want) }
+        } else if debt >= minLag / 2 {
+            let upper = min(maxLag + 1, history - back)
+            if upper > minLag && pending >= window {
+                if let lag = search(lags: minLag...upper, forward: false), lag <= 2 * debt { expand(lag) }
             }
+        }
+        sinceSlowSplice += 1
+        if lastSeam == nil && debt != 0 && slowSpliceInterval > 0 && sinceSlowSplice >= slowSpliceInterval
+            && pending >= FrameStretch.crossFadeFrames + 2 {
+            splice(debt > 0 ? 1 : -1, slow: true)
+            sinceSlowSplice = 0
         }
         if abs(debt) > fallbackFrames {
             splice(debt > 0 ? debt - fallbackFrames : debt + fallbackFrames, silence: false)
         }
-        let count = pending - min(keep, pending)  // a fallback splice may have shortened pending
+        let count = pending - min(keep, pending)  // a splice may have shortened pending
         precondition(out.count >= count * channels, "TimeStretch: output buffer too small")
         store.withUnsafeBufferPointer { s in
             out.baseAddress!.update(from: s.baseAddress! + historyCapacity * channels, count: count * channels)
@@ -174,6 +229,7 @@ public struct TimeStretch {
     /// pending moves back to start at `historyCapacity` (the layout's invariant).
     mutating func handOut(_ count: Int) {
         guard count > 0 else { return }
+        precondition(count <= pending, "TimeStretch: handOut")
         let h = historyCapacity, c = channels
         let keepHistory = min(h, history + count)
         store.withUnsafeMutableBufferPointer { s in
@@ -193,23 +249,73 @@ public struct TimeStretch {
         return e <= silenceRMS * silenceRMS * Float(n)
     }
 
-    /// The pitch lag at the seam: normalised cross-correlation of the window at the seam with the
-    /// window `lag` frames ahead (`forward`) or back, for every lag in `lags`; among its peaks
-    /// (a lag better than both neighbours, so the range's ends never count) at or above the
-    /// threshold, the shortest within `peakTolerance` of the best — the true period or its
-    /// smallest good multiple, not a lag on the slope of a longer one.
-    /// - Returns: that lag, or nil when no peak reaches the threshold.
+    /// Is the audio without a pitch (noise)? A backward search over the whole lag range through
+    /// the history (no look-ahead needed) judges it: its best peak below `aperiodicThreshold`.
+    /// The verdict holds for `verdictHoldPulls` pulls; without enough history, or with a level
+    /// that changed more than 4× (6 dB) across the range, it is "periodic" (the debt waits, as
+    /// for any periodic audio) and judged again at the next pull.
+    mutating func isAperiodic() -> Bool {
+        if verdictPulls > 0 { return aperiodic }
+        guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
+        _ = search(lags: minLag...(maxLag + 1), forward: false)
+        // A low correlation against history that is much quieter or louder (a fade, a pause, the
+        // first audio after quiet) says nothing about pitch: no verdict yet, the debt waits.
+        let c = channels, n = correlationWindow * channels
+        let (recent, oldest) = store.withUnsafeBufferPointer { s in
+            let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
+            let b = a - (maxLag + 1) * c
+            return (Self.dot(a, a, n), Self.dot(b, b, n))
+        }
+        if lastCorrelation < aperiodicThreshold && (recent < oldest / 4 || oldest < recent / 4) { return false }
+        aperiodic = lastCorrelation < aperiodicThreshold
+        verdictPulls = verdictHoldPulls
+        return aperiodic
+    }
+
+    /// Does the audio just played repeat at `lag` as well (the window `a` against `a − lag`, ≥ the
+    /// threshold)? A removal's lag must fit both ways: when the look-ahead cuts the forward search
+    /// short of the true period (a chord's 18 ms), a shorter lag can pass 0.9 ahead by chance
+    /// and would move some note's phase; the true period fits behind too. Without the history
+    /// to judge, yes. One dot product and two energies.
+    func fitsBackward(_ lag: Int) -> Bool {
+        guard history >= correlationWindow - window + lag else { return true }
+        let c = channels, n = correlationWindow * channels
+        let r: Float = store.withUnsafeBufferPointer { s in
+            let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
+            let b = a - lag * c
+            let ea = Self.dot(a, a, n), eb = Self.dot(b, b, n)
+            return ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
+        }
+        return r >= correlationThreshold
+    }
+
+    /// The pitch lag at the seam: normalised cross-correlation of the window `a` (ending where
+    /// the crossfade ends) with the window `lag` frames ahead (`forward`) or back, for every lag
+    /// in `lags`; among its peaks (a lag better than both neighbours, so the range's ends never
+    /// count) at or above the threshold, the shortest within `peakTolerance` of the best — the
+    /// true period or its smallest good multiple, not a lag on the slope of a longer one.
+    /// - Returns: that lag, or nil when no peak reaches the threshold (`lastCorrelation` holds
+    ///   the best peak, −1 when there was none).
     mutating func search(lags: ClosedRange<Int>, forward: Bool) -> Int? {
         counters.searches += 1
-        let c = channels, n = window * channels
+        let c = channels, n = correlationWindow * channels
         let first = lags.lowerBound
         store.withUnsafeBufferPointer { s in
             correlation.withUnsafeMutableBufferPointer { r in
-                let a = s.baseAddress! + historyCapacity * c
+                let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
                 let ea = Self.dot(a, a, n)
+                var eb: Float = 0
                 for lag in lags {
                     let b = forward ? a + lag * c : a - lag * c
-                    let eb = Self.dot(b, b, n)
+                    if (lag - first) % 64 == 0 {
+                        eb = Self.dot(b, b, n)  // exact now and then; slid in between
+                    } else if forward {  // b moved one frame later
+                        let gone = b - c, new = b + n - c
+                        eb += Self.dot(new, new, c) - Self.dot(gone, gone, c)
+                    } else {  // b moved one frame earlier
+                        let gone = b + n
+                        eb += Self.dot(b, b, c) - Self.dot(gone, gone, c)
+                    }
                     r[lag - first] = ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
                 }
             }
@@ -235,6 +341,7 @@ public struct TimeStretch {
 
     /// Removes `lag` frames at the seam: `xfade(x[s+j] → x[s+lag+j]) ‖ x[s+lag+W...]`.
     mutating func accelerate(_ lag: Int) {
+        precondition(lag + window < pending, "TimeStretch: accelerate \(lag) of \(pending)")
         let c = channels, w = window, h = historyCapacity
         store.withUnsafeMutableBufferPointer { s in
             let x = s.baseAddress! + h * c
@@ -245,7 +352,7 @@ public struct TimeStretch {
             (x + w * c).update(from: x + (lag + w) * c, count: (pending - lag - w) * c)  // memmove
         }
         pending -= lag
-        debt += lag
+        debt = min(0, debt + lag)  // an overshoot (≤ lag / 2) is not carried: the jitter buffer sees it
         counters.accelerations += 1
         counters.removedFrames += lag
         lastSeam = (0, w)
@@ -253,6 +360,8 @@ public struct TimeStretch {
 
     /// Inserts `lag` frames at the seam: `xfade(x[s+j] → x[s−lag+j]) ‖ x[s−lag+W..<s] ‖ x[s...]`.
     mutating func expand(_ lag: Int) {
+        precondition(lag <= history && pending + lag <= scratch.count / channels
+                     && (historyCapacity + pending + lag) * channels <= store.count, "TimeStretch: expand \(lag) of \(pending)")
         let c = channels, w = window, h = historyCapacity, p = pending
         store.withUnsafeMutableBufferPointer { s in
             scratch.withUnsafeMutableBufferPointer { t in
@@ -267,18 +376,20 @@ public struct TimeStretch {
             }
         }
         pending += lag
-        debt -= lag
+        debt = max(0, debt - lag)  // an overshoot (≤ lag / 2) is not carried: the jitter buffer sees it
         counters.expansions += 1
         counters.insertedFrames += lag
         lastSeam = (0, w)
     }
 
     /// A plain splice of `frames` (< 0 drop, > 0 repeat) over the pending audio (`FrameStretch`),
-    /// as much as fits.
-    mutating func splice(_ frames: Int, silence: Bool) {
-        let limit = (pending - 2) / 2
+    /// as much as fits; counted as near-silence, no pitch (`aperiodic`) or past the bound.
+    mutating func splice(_ frames: Int, silence: Bool = false, aperiodic: Bool = false, slow: Bool = false) {
+        let limit = (pending - FrameStretch.crossFadeFrames) / 2  // the whole 64-frame fade fits
+        guard limit > 0 else { return }
         let d = max(-limit, min(limit, frames))
         guard d != 0 else { return }
+        precondition((historyCapacity + pending + max(0, d)) * channels <= store.count, "TimeStretch: splice \(d) of \(pending)")
         let c = channels, h = historyCapacity, p = pending
         let n = store.withUnsafeMutableBufferPointer { s in
             FrameStretch.apply(d, to: UnsafeMutableBufferPointer(rebasing: s[(h * c)...]), frames: p, channels: c)
@@ -287,7 +398,15 @@ public struct TimeStretch {
         lastSeam = (max(abs(d), (p - abs(d) - fade) / 2), fade)
         pending = n
         debt -= d
-        if silence { counters.silenceSplicedFrames += abs(d) } else { counters.fallbackSplicedFrames += abs(d) }
+        if silence {
+            counters.silenceSplicedFrames += abs(d)
+        } else if aperiodic {
+            counters.aperiodicSplicedFrames += abs(d)
+        } else if slow {
+            counters.slowSplicedFrames += abs(d)
+        } else {
+            counters.fallbackSplicedFrames += abs(d)
+        }
     }
 
     /// Σ a[i]·b[i] over `n` floats, eight at a time.

@@ -336,7 +336,12 @@ private final class Sink {
         intake()
         // The next period plays after the device's queue and the frames the stretcher holds.
         let playAtNs = wakeNs + UInt64(stats.deviceDelayNs) + UInt64(stretch.heldFrames) * 1_000_000_000 / UInt64(rate)
-        let frames = render(jitter.pollPlayout(nowNs: playAtNs), playAtNs: playAtNs)
+        // The jitter buffer judges the delay as it will be once the stretch still owed is paid
+        // (`TimeStretch` pays it in whole pitch periods, later): otherwise it keeps asking for
+        // what is already owed and the delay overshoots when the period is finally cut.
+        let owedNs = Int64(stretch.debt) * 1_000_000_000 / Int64(rate)
+        let judgedNs = UInt64(max(0, Int64(playAtNs) + owedNs))
+        let frames = render(jitter.pollPlayout(nowNs: judgedNs), playAtNs: playAtNs)
         stats.concealRunMaxNs = max(stats.concealRunMaxNs, jitter.concealmentRunNs)
         lastEmitted = frames
         encode(frames: frames, device: device)
