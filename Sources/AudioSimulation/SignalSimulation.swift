@@ -170,7 +170,8 @@ public enum SignalSimulation {
                 }
                 out.withUnsafeMutableBufferPointer { o in period.withUnsafeBufferPointer { o.baseAddress!.update(from: $0.baseAddress!, count: count * 2) } }
             case .pitch:
-                period.withUnsafeBufferPointer { stretcher.push($0, frames: frames, stretch: p.stretchFrames) }
+                period.withUnsafeBufferPointer { stretcher.push($0, frames: frames, stretch: p.stretchFrames,
+                                                                    delayErrorFrames: Int(p.delayErrorNs * 48_000 / 1_000_000_000)) }
                 let queued = Int(buffer.contiguousNs * 48_000 / 1_000_000_000)
                 count = out.withUnsafeMutableBufferPointer { stretcher.pull(into: $0, lookaheadFrames: queued) }
                 seam = stretcher.lastSeam.map { ($0.offset, $0.length) }

@@ -156,6 +156,63 @@ import AudioSimulation
         #expect(abs(f / 100 - 1) < 0.001, "\(f) Hz")
     }
 
+    /// A seam may land the delay up to half a period below the *target*, not only below the owed
+    /// debt: the jitter buffer stops asking once the delay after the debt is within its 0.5 ms
+    /// deadband (24 frames) of the target, which can leave 226 frames owed on a 100 Hz tone —
+    /// short of the 240 (half of 480) a seam needed, paid at 25 frames/s by the slow splice. With
+    /// the delay still 24 frames above the target, the period goes now; without, it waits.
+    @Test(arguments: [0, 24])
+    func aDebtWithinTheDeadbandOfHalfAPeriodTakesIt(delayError: Int) {
+        var st = TimeStretch(channels: 2, maxPushFrames: 240)
+        st.slowSpliceInterval = 0
+        var period = [Float](repeating: 0, count: 480)
+        var out = [Float](repeating: 0, count: st.maxPullFrames * 2)
+        for p in 0..<20 {
+            period.withUnsafeMutableBufferPointer { TestSignal.tone(100).render(from: Int64(p * 240), frames: 240, into: $0) }
+            period.withUnsafeBufferPointer { st.push($0, frames: 240, stretch: p == 10 ? -226 : 0, delayErrorFrames: p >= 10 ? delayError : 0) }
+            _ = out.withUnsafeMutableBufferPointer { st.pull(into: $0, lookaheadFrames: 2_000) }
+        }
+        if delayError == 0 {
+            #expect(st.counters.accelerations == 0 && st.debt == -226)
+        } else {
+            #expect(st.counters.accelerations == 1 && st.counters.removedFrames == 480 && st.debt == 0)
+        }
+    }
+
+    /// While the delay is far above the target (the start-up target walking down faster than
+    /// the jitter buffer asks), a period goes before the debt reaches half of it: 100 frames
+    /// owed with the delay 200 frames above the target allow a lag up to 600.
+    @Test func aDelayFarAboveTheTargetTakesAPeriodEarly() {
+        var st = TimeStretch(channels: 2, maxPushFrames: 240)
+        var period = [Float](repeating: 0, count: 480)
+        var out = [Float](repeating: 0, count: st.maxPullFrames * 2)
+        for p in 0..<20 {
+            period.withUnsafeMutableBufferPointer { TestSignal.tone(100).render(from: Int64(p * 240), frames: 240, into: $0) }
+            period.withUnsafeBufferPointer { st.push($0, frames: 240, stretch: p == 10 ? -100 : 0, delayErrorFrames: p >= 10 ? 200 : 0) }
+            _ = out.withUnsafeMutableBufferPointer { st.pull(into: $0, lookaheadFrames: 2_000) }
+        }
+        #expect(st.counters.accelerations == 1 && st.counters.removedFrames == 480)
+        #expect(st.debt == 0)
+    }
+
+    /// Start-up under clock drift (the doc's "not met" before): the 100 Hz tone's delay is no
+    /// worse than today's splice (p95 over 60 s: the 20 ms start-up target walking down to 5 ms;
+    /// it was higher while a 226-frame debt waited for the 240 a seam needed).
+    @Test(arguments: [200.0, -200.0])
+    func startUpUnderDriftIsNoSlowerThanTheSplice(ppm: Double) {
+        var scenario = AudioScenario.cleanLAN(seconds: 60)
+        scenario.dacPpm = ppm
+        let trace = AudioTrace(scenario, seed: 17)
+        let splice = SignalSimulation.run(trace, signal: .tone(100), method: .splice, phaseSeed: 0)
+        let pitch = SignalSimulation.run(trace, signal: .tone(100), method: .pitch, phaseSeed: 0)
+        #expect(pitch.delayPercentileMs(0.95) <= splice.delayPercentileMs(0.95) + 0.1,
+                "\(pitch.delayPercentileMs(0.95)) ms against \(splice.delayPercentileMs(0.95)) ms")
+        #expect(pitch.delayPercentileMs(0.5) <= splice.delayPercentileMs(0.5) + 0.1)
+        // A 10 ms seam may land the delay up to 5 ms below the 5 ms target: one late period here
+        // (the previous rule, landing up to half a period below the debt, did the same on other seeds).
+        #expect(pitch.concealed <= 1 && pitch.pitchErrorMaxPercent <= 0.1)
+    }
+
     /// Noise has no pitch to keep: the periodicity verdict (best correlation < 0.5) splices
     /// the debt at once, as today's splice does, instead of letting it wait and add delay.
     @Test func noiseIsPaidAtOnce() {
@@ -221,3 +278,4 @@ import AudioSimulation
         #expect(pitch.stretch.accelerations > 0 && pitch.stretch.fallbackSplicedFrames == 0)
     }
 }
+

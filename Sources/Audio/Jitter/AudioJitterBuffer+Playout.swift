@@ -102,7 +102,8 @@ extension AudioJitterBuffer {
         counters.delayNs = delay
         let fade: PlayoutFade = muted ? .in : .none
         muted = false
-        return Playout(step: step, stretchFrames: stretch(errorNs: delay - target), fade: fade, coveredLost: covered)
+        return Playout(step: step, stretchFrames: stretch(errorNs: delay - target), fade: fade, coveredLost: covered,
+                       delayErrorNs: delay - target)
     }
 
     /// A period with no packet: PLC while the run is within `maxConcealNs` (the last of those

@@ -15,12 +15,19 @@ public struct Playout<Payload> {
     /// (`JitterStats.overflowDrops`) come first, this step's last. Nothing for the decoder to do;
     /// accounting only.
     public var coveredLost: Int
+    /// The delay this period was judged at minus the target, ns (> 0: above it), for a real
+    /// period; 0 otherwise. `TimeStretch` lets a pitch seam land the delay up to half a period
+    /// below the target (not below the owed stretch), so a debt need not wait for half a period
+    /// while the delay is that far above the target.
+    public var delayErrorNs: Int64
 
-    public init(step: PlayoutStep<Payload>, stretchFrames: Int = 0, fade: PlayoutFade = .none, coveredLost: Int = 0) {
+    public init(step: PlayoutStep<Payload>, stretchFrames: Int = 0, fade: PlayoutFade = .none, coveredLost: Int = 0,
+                delayErrorNs: Int64 = 0) {
         self.step = step
         self.stretchFrames = stretchFrames
         self.fade = fade
         self.coveredLost = coveredLost
+        self.delayErrorNs = delayErrorNs
     }
 }
 

@@ -32,17 +32,22 @@
 ///   of c (better than both neighbours) within `peakTolerance` of the best peak — the pitch period
 ///   or its smallest good multiple. If that peak is ≥ `correlationThreshold` (NetEq's 0.9), the
 ///   audio just played repeats at P too (`c` of `a` against `a−P` ≥ the threshold), and
-///   P ≤ 2·|debt| (a period may overshoot the debt by up to half of itself; the overshoot is not
-///   carried — the jitter buffer, judging the delay after the debt, sees it): pending becomes
+///   P ≤ 2·(|debt| + e), e = how far the delay is above the target after the debt (the jitter
+///   buffer's `Playout.delayErrorNs`, passed to `push`; 0 when at or below it): the seam may land
+///   the delay up to half a period below the target (once the jitter buffer has stopped asking,
+///   e is its deadband, so a debt a deadband short of half a period goes; while the target walks
+///   down at start-up, a period goes before the debt has caught up; the overshoot is not carried
+///   — the jitter buffer, judging the delay after the debt, sees it): pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
-/// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·debt, likewise:
+/// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·(debt + e), e = how far the
+///   delay is below the target, likewise:
 ///   pending becomes `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
 /// - aperiodic audio (e.g. noise: a backward search over the whole lag range through the history
 ///   finds no peak ≥ `aperiodicThreshold`; the verdict holds `verdictHoldPulls` pulls): any debt
 ///   is spliced at once — there is no pitch to keep, and waiting would only add delay;
-/// - periodic but no seam fits yet (correlation too low, or the period longer than 2·|debt| or
+/// - periodic but no seam fits yet (correlation too low, or the period longer than 2·(|debt| + e) or
 ///   than the look-ahead): the debt waits, paid meanwhile by one spliced frame every
 ///   `slowSpliceInterval` pulls (0.05 %), and never grows past `fallbackFrames` (10 ms): beyond
 ///   that the excess is spliced as before.
@@ -133,6 +138,8 @@ public struct TimeStretch {
     var verdictPulls = 0
     /// Pulls since the last slow splice.
     var sinceSlowSplice = 0
+    /// The last push's delay error (judged delay − target, frames; > 0 above the target).
+    var delayError = 0
 
     /// - Precondition: `channels > 0`, `sampleRate ≥ 8000`, `maxPushFrames > 0`.
     public init(channels: Int, sampleRate: Int = 48_000, maxPushFrames: Int) {
@@ -158,12 +165,15 @@ public struct TimeStretch {
         debt = 0
         verdictPulls = 0
         sinceSlowSplice = 0
+        delayError = 0
         lastSeam = nil
     }
 
-    /// Appends one period of PCM and adds the jitter buffer's `stretch` to the debt.
+    /// Appends one period of PCM and adds the jitter buffer's `stretch` to the debt;
+    /// `delayErrorFrames` is that period's `Playout.delayErrorNs` in frames (judged delay −
+    /// target; 0 for a concealed or quiet period), which bounds how far a seam may overshoot.
     /// - Precondition: `frames ≤ maxPushFrames`, `pcm.count ≥ frames × channels`.
-    public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int) {
+    public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int, delayErrorFrames: Int = 0) {
         precondition(frames >= 0 && frames <= maxPushFrames && pcm.count >= frames * channels, "TimeStretch: period too large")
         let at = (historyCapacity + pending) * channels
         precondition(at + frames * channels <= store.count, "TimeStretch: push past the store (\(pending) pending)")
@@ -172,6 +182,7 @@ public struct TimeStretch {
         }
         pending += frames
         debt += stretch
+        delayError = delayErrorFrames
     }
 
     /// Performs at most one seam on the pending audio and hands out what may play now.
@@ -191,18 +202,19 @@ public struct TimeStretch {
         } else if debt != 0 && isAperiodic() {
             splice(debt, aperiodic: true)
         } else if debt <= -(minLag / 2) {
-            // Look-ahead for a lag up to 2·|debt| + 1 (a peak needs its right neighbour) and its crossfade.
-            let want = min(maxLag + 1, -2 * debt + 1) + window
+            let reach = 2 * (max(0, delayError) - debt)  // the longest lag this debt may take
+            // Look-ahead for a lag up to the reach + 1 (a peak needs its right neighbour) and its crossfade.
+            let want = min(maxLag + 1, reach + 1) + window
             if pending < want && want - pending <= lookaheadFrames { return 0 }  // gather look-ahead first
             let upper = min(maxLag + 1, pending - window)
             if history >= back && upper > minLag {
-                if let lag = search(lags: minLag...upper, forward: true), lag <= -2 * debt, fitsBackward(lag) { accelerate(lag) }
+                if let lag = search(lags: minLag...upper, forward: true), lag <= reach, fitsBackward(lag) { accelerate(lag) }
             }
             if debt <= -(minLag / 2) && lookaheadFrames > 0 { keep = min(pending, want) }
         } else if debt >= minLag / 2 {
             let upper = min(maxLag + 1, history - back)
             if upper > minLag && pending >= window {
-                if let lag = search(lags: minLag...upper, forward: false), lag <= 2 * debt { expand(lag) }
+                if let lag = search(lags: minLag...upper, forward: false), lag <= 2 * (debt + max(0, -delayError)) { expand(lag) }
             }
         }
         sinceSlowSplice += 1
@@ -352,7 +364,7 @@ public struct TimeStretch {
             (x + w * c).update(from: x + (lag + w) * c, count: (pending - lag - w) * c)  // memmove
         }
         pending -= lag
-        debt = min(0, debt + lag)  // an overshoot (≤ lag / 2) is not carried: the jitter buffer sees it
+        debt = min(0, debt + lag)  // an overshoot is not carried: the jitter buffer sees it
         counters.accelerations += 1
         counters.removedFrames += lag
         lastSeam = (0, w)
@@ -376,7 +388,7 @@ public struct TimeStretch {
             }
         }
         pending += lag
-        debt = max(0, debt - lag)  // an overshoot (≤ lag / 2) is not carried: the jitter buffer sees it
+        debt = max(0, debt - lag)  // an overshoot is not carried: the jitter buffer sees it
         counters.expansions += 1
         counters.insertedFrames += lag
         lastSeam = (0, w)

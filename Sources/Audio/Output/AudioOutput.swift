@@ -398,7 +398,8 @@ private final class Sink {
                 out.baseAddress!.update(repeating: 0, count: frames * channels)
             }
             FrameStretch.fade(playout.fade, out, frames: frames, channels: channels)
-            stretch.push(UnsafeBufferPointer(out), frames: frames, stretch: playout.stretchFrames)
+            stretch.push(UnsafeBufferPointer(out), frames: frames, stretch: playout.stretchFrames,
+                         delayErrorFrames: Int(playout.delayErrorNs * Int64(rate) / 1_000_000_000))
         }
         // Look-ahead for a removal may come only from packets already here, without a gap.
         let queuedFrames = Int(jitter.contiguousNs * Int64(rate) / 1_000_000_000)
