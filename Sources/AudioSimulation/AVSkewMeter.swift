@@ -60,9 +60,8 @@ public struct AVSkewMeter: Sendable {
     public func summary(aimNs: Int64 = 20_000_000) -> Summary? {
         let s = skews()
         guard !s.isEmpty else { return nil }
-        let sorted = s.sorted()
-        func pct(_ p: Double) -> Int64 { sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))] }
-        return Summary(pairs: s.count, unpaired: audio.count - s.count, p50Ns: pct(0.5), p95Ns: pct(0.95),
+        return Summary(pairs: s.count, unpaired: audio.count - s.count,
+                       p50Ns: Percentile.roundedIndex(s, 0.5), p95Ns: Percentile.roundedIndex(s, 0.95),
                        maxAbsNs: s.map { abs($0) }.max()!, withinAim: s.filter { abs($0) <= aimNs }.count)
     }
 

@@ -58,10 +58,7 @@ public struct AudioSimulationResult: Sendable {
 
     /// Nearest-rank percentile of the added delay, ms.
     public func delayPercentileMs(_ q: Double) -> Double {
-        guard !delaysNs.isEmpty else { return 0 }
-        let sorted = delaysNs.sorted()
-        let rank = Int((Double(sorted.count) * q).rounded(.up)) - 1
-        return Double(sorted[max(0, min(sorted.count - 1, rank))]) / 1e6
+        Double(Percentile.nearestRank(delaysNs, q)) / 1e6
     }
 
     /// Largest minus smallest per-minute mean delay, ms (0 for runs under two minutes).

@@ -50,10 +50,9 @@ public enum SignalSimulation {
         public init() {}
 
         public var concealedPercent: Double { periodsAfterStart == 0 ? 0 : Double(concealed) / Double(periodsAfterStart) * 100 }
+        /// Nearest-rank percentile of the delay, ms.
         public func delayPercentileMs(_ q: Double) -> Double {
-            guard !delaysNs.isEmpty else { return 0 }
-            let s = delaysNs.sorted()
-            return Double(s[max(0, min(s.count - 1, Int((Double(s.count) * q).rounded(.up)) - 1))]) / 1e6
+            Double(Percentile.nearestRank(delaysNs, q)) / 1e6
         }
         /// Largest / mean pitch offset over the judged windows, %.
         public var pitchErrorMaxPercent: Double { (pitchErrors.max() ?? 0) * 100 }

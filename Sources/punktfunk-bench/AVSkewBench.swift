@@ -107,7 +107,7 @@ struct AVSkewBench {
         let end = rec.audio.map(\.arrivalNs).max()! + 500_000_000
         var lines = [String(format: "avskew loopback: %.0f s, %d audio packets (%d markers), %d AUs received, %d decoded; decode p50 %.2f ms",
                             seconds, rec.audio.count, rec.audio.filter { $0.seq % Self.markerEvery == 0 }.count,
-                            rec.video.count, doneAt.count, Self.ms(Self.percentile(decodeNs, 0.5)))]
+                            rec.video.count, doneAt.count, Self.ms(Percentile.roundedIndex(decodeNs, 0.5)))]
         // Video latency (capture → glass) per phase, and the marker skews per phase, pooled.
         func videoMarks(phase: Int) -> [AVSkewMeter.Mark] {
             let phaseNs = dacStart + Int64(phase) * Self.vblankNs / 8
@@ -126,7 +126,7 @@ struct AVSkewBench {
                 var meter = AVSkewMeter()
                 for v in videoMarks(phase: phase) { meter.noteVideoMarker(captureNs: v.captureNs, glassNs: v.outNs) }
                 let out = AVSkewMeter.deviceOutTimes(rec.audio, dacStartNs: dacStart, endNs: end, captureNs: { captureBySeq[$0] },
-                                                     videoLatencyNs: sync ? Self.percentile(videoLatencies, 0.5) : nil)
+                                                     videoLatencyNs: sync ? Percentile.roundedIndex(videoLatencies, 0.5) : nil)
                 for a in rec.audio where a.seq % Self.markerEvery == 0 {
                     guard let o = out[a.seq], let cap = captureBySeq[a.seq] else { continue }
                     meter.noteAudioMarker(captureNs: cap, outNs: o + Self.opusLookaheadNs)
@@ -143,18 +143,12 @@ struct AVSkewBench {
             }
             let within = all.filter { abs($0) <= 20_000_000 }.count
             lines.append(String(format: "avskew (AVSyncControl %@): %d pairs of %d played markers over 8 vblank phases; skew p50 %+.1f ms, p95 %+.1f ms, max |skew| %.1f ms (phase %d); audio latency p50 %.1f ms, video p50 %.1f ms; within ±20 ms: %d/%d — aim %@",
-                                sync ? "on" : "off", all.count, played, Self.ms(Self.percentile(all, 0.5)), Self.ms(Self.percentile(all, 0.95)),
+                                sync ? "on" : "off", all.count, played, Self.ms(Percentile.roundedIndex(all, 0.5)), Self.ms(Percentile.roundedIndex(all, 0.95)),
                                 Self.ms(all.map { abs($0) }.max()!), worstPhase.0,
-                                Self.ms(Self.percentile(audioLat, 0.5)), Self.ms(Self.percentile(videoLatencies, 0.5)),
+                                Self.ms(Percentile.roundedIndex(audioLat, 0.5)), Self.ms(Percentile.roundedIndex(videoLatencies, 0.5)),
                                 within, all.count, within == all.count ? "met" : "NOT met"))
         }
         return lines
-    }
-
-    static func percentile(_ v: [Int64], _ p: Double) -> Int64 {
-        guard !v.isEmpty else { return 0 }
-        let s = v.sorted()
-        return s[min(s.count - 1, Int((p * Double(s.count - 1)).rounded()))]
     }
 
     static func ms(_ ns: Int64) -> Double { Double(ns) / 1e6 }
