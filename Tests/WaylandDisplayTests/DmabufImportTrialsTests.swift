@@ -14,7 +14,7 @@ import Testing
         trials.record(key, accepted: true)
         #expect(trials.step(for: key) == .importNow)
         #expect(trials.step(for: key) == .importNow)
-        #expect(trials.refused.isEmpty)
+        #expect(trials.verdicts == [key: .accepted])
     }
 
     @Test func aRefusedCombinationIsNeverTriedAgainButOthersAre() {
@@ -24,7 +24,7 @@ import Testing
         #expect(trials.step(for: big) == .askFirst)
         trials.record(big, accepted: false)
         for _ in 0..<3 { #expect(trials.step(for: big) == .readBack) }
-        #expect(trials.refused == [big])
+        #expect(trials.verdicts == [big: .refused])
         // the same pair at another size is its own question (a size limit, not the pair)
         #expect(trials.step(for: small) == .askFirst)
         trials.record(small, accepted: true)

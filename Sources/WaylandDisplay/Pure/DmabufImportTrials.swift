@@ -46,7 +46,4 @@ public struct DmabufImportTrials: Sendable, Equatable {
     public mutating func record(_ key: Key, accepted: Bool) {
         verdicts[key] = accepted ? .accepted : .refused
     }
-
-    /// Combinations refused so far.
-    public var refused: [Key] { verdicts.filter { $0.value == .refused }.map(\.key) }
 }
