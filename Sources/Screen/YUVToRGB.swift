@@ -274,6 +274,8 @@ public struct YUVToRGBConverter: Sendable, Equatable {
         row(yRow, cRow, left, out, count, UInt16.self, shift: 6)
     }
 
+    // The scaled rows stay two loops: one generic over the sample type (as `row` is) measured
+    // 11.7 ms against 8.0 ms per 1080p → 720p picture (`punktfunk-bench display`).
     @inline(__always)
     private func scaledRow8(_ yRow: UnsafeRawPointer, _ cRow: UnsafeRawPointer,
                             _ cols: UnsafePointer<Int32>, _ out: UnsafeMutablePointer<UInt32>, _ count: Int) {
