@@ -3,9 +3,9 @@ import Foundation
 import PunktfunkWire
 
 // punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [--quick] [--waits N]
-//                 [--signal NAME]
+//                 [--signal NAME] [--seeds N]
 // `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
-// name contains NAME there (e.g. chord, noise, "tone 100 Hz").
+// name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 2).
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -19,6 +19,12 @@ if let i = arguments.firstIndex(of: "--waits"), i + 1 < arguments.count, let n =
 var signalFilter: String?
 if let i = arguments.firstIndex(of: "--signal"), i + 1 < arguments.count {
     signalFilter = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+}
+/// `--seeds N`: Wi-Fi traces per row of the catch-up table (default 2, 1 with --quick).
+var catchupSeeds: Int?
+if let i = arguments.firstIndex(of: "--seeds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
+    catchupSeeds = n
     arguments.removeSubrange(i...(i + 1))
 }
 let args = Set(arguments)
@@ -67,7 +73,7 @@ if all || args.contains("audio") {
     for line in runAudioBench(quick: quick) { print(line) }
 }
 if args.contains("catchup") && !args.contains("audio") {
-    for line in runAudioSignalBench(quick: quick, signalFilter: signalFilter) { print(line) }
+    for line in runAudioSignalBench(quick: quick, signalFilter: signalFilter, seeds: catchupSeeds) { print(line) }
 }
 if all || args.contains("avskew") {
     do {

@@ -49,11 +49,15 @@ import SystemClock
         s.jitter.concealedNs = 5_000_000
         s.xruns = 2
         s.skewNs = -3_200_000
+        s.stretch.removedFrames = 480
+        s.stretch.slowSplicedFrames = 7
         let object = try JSONSerialization.jsonObject(with: Data("{\(s.jsonMembers)}".utf8)) as? [String: Any]
         #expect(object?["buffer_ms"] as? Double == 12.346)
         #expect(object?["xruns"] as? Int == 2)
         #expect(object?["skew_ms"] as? Double == -3.2)
         #expect(object?["latency_ms"] is NSNull)
+        let stretch = object?["stretch"] as? [String: Any]
+        #expect(stretch?["removed"] as? Int == 480 && stretch?["slow_spliced"] as? Int == 7 && stretch?["fallback_spliced"] as? Int == 0)
         #expect(s.overlayLine == "audio 12.3/10.0 ms · concealed 5.0 ms · xruns 2 · skew -3.2 ms")
     }
 }

@@ -494,6 +494,7 @@ private final class Sink {
     func publish(force: Bool) {
         let now = MonotonicClock.nowNs()
         stats.jitter = jitter.stats
+        stats.stretch = stretch.counters
         stats.malformedPackets = Int(decoder.counters.malformedPackets)
         owner.publish(stats)
         if now / 1_000_000_000 != lastPublishNs / 1_000_000_000 {

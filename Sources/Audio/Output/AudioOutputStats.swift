@@ -38,6 +38,10 @@ public struct AudioOutputStats: Sendable, Equatable {
     public var malformedPackets = 0
     /// Output periods written.
     public var periods = 0
+    /// What the drift/target control did to the PCM since the sink started (`TimeStretch`):
+    /// whole pitch periods removed/inserted, and frames spliced (slowly while a debt waits, past
+    /// the 10 ms bound, in near-silence, in audio without a pitch). Only a splice moves the pitch.
+    public var stretch = TimeStretch.Counters()
 
     public init() {}
 
@@ -52,7 +56,10 @@ public struct AudioOutputStats: Sendable, Equatable {
             + "\"late\":\(jitter.latePackets),\"xruns\":\(xruns),\"reopens\":\(reopens),\"latency_ms\":\(latency),"
             + "\"skew_ms\":\(skew),\"sync_floor_ms\":\(ms(syncFloorNs)),\"wake_late_max_ms\":\(ms(wakeLateMaxNs)),"
             + "\"conceal_run_max_ms\":\(ms(concealRunMaxNs)),"
-            + "\"rejected\":\(rejectedPackets + malformedPackets),\"played\":\(jitter.playedPackets)"
+            + "\"rejected\":\(rejectedPackets + malformedPackets),\"played\":\(jitter.playedPackets),"
+            + "\"stretch\":{\"removed\":\(stretch.removedFrames),\"inserted\":\(stretch.insertedFrames),"
+            + "\"slow_spliced\":\(stretch.slowSplicedFrames),\"fallback_spliced\":\(stretch.fallbackSplicedFrames),"
+            + "\"quiet_spliced\":\(stretch.silenceSplicedFrames),\"aperiodic_spliced\":\(stretch.aperiodicSplicedFrames)}"
     }
 
     /// The overlay's line: `audio 12.0/10.0 ms · concealed 5 ms · xruns 0 · skew +3 ms`.
