@@ -123,7 +123,7 @@ public enum SignalSimulation {
             let held = method == .pitch ? stretcher.heldFrames : 0
             let playAt = wall + Int64((Double(held) * 1e9 / rate).rounded())
             // The jitter buffer judges the delay the period will have once the owed stretch is paid.
-            let owed = method == .pitch ? Int64((Double(stretcher.debt) * 1e9 / rate).rounded()) : 0
+            let owed = method == .pitch ? Int64((Double(stretcher.owedFrames) * 1e9 / rate).rounded()) : 0
             let p = buffer.pollPlayout(nowNs: UInt64(playAt + owed))
             var isPlay = false
             var count = frames
@@ -170,7 +170,8 @@ public enum SignalSimulation {
                 out.withUnsafeMutableBufferPointer { o in period.withUnsafeBufferPointer { o.baseAddress!.update(from: $0.baseAddress!, count: count * 2) } }
             case .pitch:
                 period.withUnsafeBufferPointer { stretcher.push($0, frames: frames, stretch: p.stretchFrames,
-                                                                    delayErrorFrames: Int(p.delayErrorNs * 48_000 / 1_000_000_000)) }
+                                                                    delayErrorFrames: Int(p.delayErrorNs * 48_000 / 1_000_000_000),
+                                                                    atLimit: abs(p.stretchFrames) >= buffer.configuration.maxStretchFrames) }
                 let queued = Int(buffer.contiguousNs * 48_000 / 1_000_000_000)
                 count = out.withUnsafeMutableBufferPointer { stretcher.pull(into: $0, lookaheadFrames: queued) }
                 seam = stretcher.lastSeam.map { ($0.offset, $0.length) }

@@ -49,7 +49,7 @@ func runAudioBench(quick: Bool) -> [String] {
 /// the largest step inside a seam over the input's largest step, and what the stretcher did.
 /// Then the stretcher's worst case per period: one full correlation search (2.5–15 ms, stereo).
 func runAudioSignalBench(quick: Bool, signalFilter: String? = nil, seeds wifiSeeds: Int? = nil) -> [String] {
-    let seeds = wifiSeeds ?? (quick ? 1 : 2)
+    let seeds = wifiSeeds ?? (quick ? 1 : 8)
     let seconds = quick ? 60.0 : 120.0
     let driftSeconds = quick ? 120.0 : 300.0
     var lines = ["", "Audio catch-up with samples (issue 22; \(seeds) seeds × \(Int(seconds)) s Wi-Fi, drift 1 × \(Int(driftSeconds)) s): splice = FrameStretch 1–2 frames/period, pitch = TimeStretch"]

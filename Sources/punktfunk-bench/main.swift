@@ -5,7 +5,7 @@ import PunktfunkWire
 // punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [--quick] [--waits N]
 //                 [--signal NAME] [--seeds N]
 // `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
-// name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 2).
+// name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 8, 1 with --quick).
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,7 +21,7 @@ if let i = arguments.firstIndex(of: "--signal"), i + 1 < arguments.count {
     signalFilter = arguments[i + 1]
     arguments.removeSubrange(i...(i + 1))
 }
-/// `--seeds N`: Wi-Fi traces per row of the catch-up table (default 2, 1 with --quick).
+/// `--seeds N`: Wi-Fi traces per row of the catch-up table (default 8, 1 with --quick).
 var catchupSeeds: Int?
 if let i = arguments.firstIndex(of: "--seeds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
     catchupSeeds = n

@@ -15,8 +15,8 @@
 ///    is at hand (`lookaheadFrames`: packets already queued in the jitter buffer); a pull that
 ///    returns 0 frames asks for the next period at once. Held frames are still to play: the
 ///    caller adds them to the time it passes to `pollPlayout` (the next period starts after them),
-///    and the debt as well (frames still to drop play no later), so the buffer's delay measure is
-///    the delay at the DAC once the owed stretch is paid.
+///    and `owedFrames` as well (frames still to drop play no later), so the buffer's delay measure
+///    is the delay at the DAC once the owed stretch is paid.
 ///
 /// Layout of `store` (frames, interleaved `channels`): `[history | pending | free]` with pending
 /// starting at `historyCapacity`; history = the last frames handed out (at most `maxLag + 1 +
@@ -36,8 +36,10 @@
 ///   buffer's `Playout.delayErrorNs`, passed to `push`; 0 when at or below it): the seam may land
 ///   the delay up to half a period below the target (once the jitter buffer has stopped asking,
 ///   e is its deadband, so a debt a deadband short of half a period goes; while the target walks
-///   down at start-up, a period goes before the debt has caught up; the overshoot is not carried
-///   — the jitter buffer, judging the delay after the debt, sees it): pending becomes
+///   down at start-up, a period goes before the debt has caught up). What the seam removes beyond
+///   the debt is kept as `overshoot`, owed back, when the command was at its rate limit, and
+///   otherwise as far as it took the delay below the target; the jitter buffer sees the rest
+///   (`settle`). Pending becomes
 ///   `xfade(x[s+j] → x[s+P+j]), j < W ‖ x[s+P+W...]` — P frames shorter;
 /// - expand (debt ≥ `minLag`/2): the same with `a−P` (history), P ≤ 2·(debt + e), e = how far the
 ///   delay is below the target, likewise:
@@ -114,6 +116,14 @@ public struct TimeStretch {
 
     /// Frames still to drop (< 0) or repeat (> 0): commanded by the jitter buffer, not yet done.
     public private(set) var debt = 0
+    /// Frames a seam did beyond the debt that are owed back (> 0: a removal went too far, repeat
+    /// them; < 0: an insertion did, drop them): paid by single-frame splices, or first by the
+    /// next command of the other sign; never by a seam. At most one of `debt` and `overshoot` is
+    /// non-zero.
+    public private(set) var overshoot = 0
+    /// All still owed, `debt + overshoot`: the caller adds it to the time the jitter buffer
+    /// judges (the delay once everything owed is paid).
+    public var owedFrames: Int { debt + overshoot }
     public private(set) var counters = Counters()
     /// Pushed frames not yet handed out by `pull` (look-ahead held for a seam, or none).
     public var heldFrames: Int { pending }
@@ -140,6 +150,8 @@ public struct TimeStretch {
     var sinceSlowSplice = 0
     /// The last push's delay error (judged delay − target, frames; > 0 above the target).
     var delayError = 0
+    /// The last push's command was at the jitter buffer's rate limit.
+    var commandAtLimit = false
 
     /// - Precondition: `channels > 0`, `sampleRate ≥ 8000`, `maxPushFrames > 0`.
     public init(channels: Int, sampleRate: Int = 48_000, maxPushFrames: Int) {
@@ -163,17 +175,23 @@ public struct TimeStretch {
         history = 0
         pending = 0
         debt = 0
+        overshoot = 0
+        commandAtLimit = false
         verdictPulls = 0
         sinceSlowSplice = 0
         delayError = 0
         lastSeam = nil
     }
 
-    /// Appends one period of PCM and adds the jitter buffer's `stretch` to the debt;
+    /// Appends one period of PCM and adds the jitter buffer's `stretch` to what is owed:
     /// `delayErrorFrames` is that period's `Playout.delayErrorNs` in frames (judged delay −
-    /// target; 0 for a concealed or quiet period), which bounds how far a seam may overshoot.
+    /// target; 0 for a concealed or quiet period), which bounds how far a seam may overshoot;
+    /// `atLimit` says the command is at the jitter buffer's rate limit (`maxStretchFrames`).
+    /// A command of the other sign than `overshoot` pays it first; one of the same sign makes it
+    /// debt (owed as firmly as the command).
     /// - Precondition: `frames ≤ maxPushFrames`, `pcm.count ≥ frames × channels`.
-    public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int, delayErrorFrames: Int = 0) {
+    public mutating func push(_ pcm: UnsafeBufferPointer<Float>, frames: Int, stretch: Int, delayErrorFrames: Int = 0,
+                              atLimit: Bool = false) {
         precondition(frames >= 0 && frames <= maxPushFrames && pcm.count >= frames * channels, "TimeStretch: period too large")
         let at = (historyCapacity + pending) * channels
         precondition(at + frames * channels <= store.count, "TimeStretch: push past the store (\(pending) pending)")
@@ -181,8 +199,20 @@ public struct TimeStretch {
             (s.baseAddress! + at).update(from: pcm.baseAddress!, count: frames * channels)
         }
         pending += frames
-        debt += stretch
+        var command = stretch
+        if command != 0 && overshoot != 0 {
+            if (command > 0) == (overshoot > 0) {
+                debt += overshoot
+                overshoot = 0
+            } else {
+                let paid = min(abs(command), abs(overshoot))
+                command += command > 0 ? -paid : paid
+                overshoot += overshoot > 0 ? -paid : paid
+            }
+        }
+        debt += command
         delayError = delayErrorFrames
+        commandAtLimit = atLimit
     }
 
     /// Performs at most one seam on the pending audio and hands out what may play now.
@@ -197,10 +227,10 @@ public struct TimeStretch {
         var keep = 0
         let back = correlationWindow - window  // history the correlation window reaches into
         if verdictPulls > 0 { verdictPulls -= 1 }
-        if debt != 0 && isSilent() {
-            splice(debt, silence: true)
-        } else if debt != 0 && isAperiodic() {
-            splice(debt, aperiodic: true)
+        if owedFrames != 0 && isSilent() {
+            splice(owedFrames, silence: true)
+        } else if owedFrames != 0 && isAperiodic() {
+            splice(owedFrames, aperiodic: true)
         } else if debt <= -(minLag / 2) {
             let reach = 2 * (max(0, delayError) - debt)  // the longest lag this debt may take
             // Look-ahead for a lag up to the reach + 1 (a peak needs its right neighbour) and its crossfade.
@@ -218,9 +248,9 @@ public struct TimeStretch {
             }
         }
         sinceSlowSplice += 1
-        if lastSeam == nil && debt != 0 && slowSpliceInterval > 0 && sinceSlowSplice >= slowSpliceInterval
+        if lastSeam == nil && owedFrames != 0 && slowSpliceInterval > 0 && sinceSlowSplice >= slowSpliceInterval
             && pending >= FrameStretch.crossFadeFrames + 2 {
-            splice(debt > 0 ? 1 : -1, slow: true)
+            splice(owedFrames > 0 ? 1 : -1, slow: true)
             sinceSlowSplice = 0
         }
         if abs(debt) > fallbackFrames {
@@ -364,7 +394,7 @@ public struct TimeStretch {
             (x + w * c).update(from: x + (lag + w) * c, count: (pending - lag - w) * c)  // memmove
         }
         pending -= lag
-        debt = min(0, debt + lag)  // an overshoot is not carried: the jitter buffer sees it
+        settle(lag)
         counters.accelerations += 1
         counters.removedFrames += lag
         lastSeam = (0, w)
@@ -388,10 +418,32 @@ public struct TimeStretch {
             }
         }
         pending += lag
-        debt = max(0, debt - lag)  // an overshoot is not carried: the jitter buffer sees it
+        settle(-lag)
         counters.expansions += 1
         counters.insertedFrames += lag
         lastSeam = (0, w)
+    }
+
+    /// A seam changed the length by `frames` (> 0 removed, < 0 inserted) against the debt. What
+    /// it did beyond the debt is kept as `overshoot` when the command was at its rate limit (the
+    /// jitter buffer cannot ask for less there, so a forgotten overshoot would let the delay fall
+    /// faster than the limit allows and leave less of it for the next stall); otherwise only the
+    /// part that took the delay past the target is kept, and the jitter buffer, judging the
+    /// delay after what is owed, sees the rest and asks for less.
+    mutating func settle(_ frames: Int) {
+        let left = debt + frames
+        guard (debt <= 0 && left > 0) || (debt >= 0 && left < 0) else {
+            debt = left
+            return
+        }
+        debt = 0
+        if commandAtLimit {
+            overshoot += left
+        } else if left > 0 {
+            overshoot += max(0, left - max(0, delayError))
+        } else {
+            overshoot += min(0, left - min(0, delayError))
+        }
     }
 
     /// A plain splice of `frames` (< 0 drop, > 0 repeat) over the pending audio (`FrameStretch`),
@@ -409,7 +461,7 @@ public struct TimeStretch {
         let fade = min(FrameStretch.crossFadeFrames, p - 2 * abs(d))
         lastSeam = (max(abs(d), (p - abs(d) - fade) / 2), fade)
         pending = n
-        debt -= d
+        if debt != 0 { debt -= d } else { overshoot -= d }  // at most one of them is owed
         if silence {
             counters.silenceSplicedFrames += abs(d)
         } else if aperiodic {

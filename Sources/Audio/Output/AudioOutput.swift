@@ -339,7 +339,7 @@ private final class Sink {
         // The jitter buffer judges the delay as it will be once the stretch still owed is paid
         // (`TimeStretch` pays it in whole pitch periods, later): otherwise it keeps asking for
         // what is already owed and the delay overshoots when the period is finally cut.
-        let owedNs = Int64(stretch.debt) * 1_000_000_000 / Int64(rate)
+        let owedNs = Int64(stretch.owedFrames) * 1_000_000_000 / Int64(rate)
         let judgedNs = UInt64(max(0, Int64(playAtNs) + owedNs))
         let frames = render(jitter.pollPlayout(nowNs: judgedNs), playAtNs: playAtNs)
         stats.concealRunMaxNs = max(stats.concealRunMaxNs, jitter.concealmentRunNs)
@@ -399,7 +399,8 @@ private final class Sink {
             }
             FrameStretch.fade(playout.fade, out, frames: frames, channels: channels)
             stretch.push(UnsafeBufferPointer(out), frames: frames, stretch: playout.stretchFrames,
-                         delayErrorFrames: Int(playout.delayErrorNs * Int64(rate) / 1_000_000_000))
+                         delayErrorFrames: Int(playout.delayErrorNs * Int64(rate) / 1_000_000_000),
+                         atLimit: abs(playout.stretchFrames) >= jitter.configuration.maxStretchFrames)
         }
         // Look-ahead for a removal may come only from packets already here, without a gap.
         let queuedFrames = Int(jitter.contiguousNs * Int64(rate) / 1_000_000_000)
