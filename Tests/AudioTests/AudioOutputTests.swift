@@ -51,7 +51,7 @@ import SystemClock
         s.skewNs = -3_200_000
         s.stretch.removedFrames = 480
         s.stretch.slowSplicedFrames = 7
-        for k in 0..<(AudioOutputStats.concealedRingSize + 2) { s.noteConcealed(atNs: 1_000_000_000 + Int64(k) * 5_000_000) }
+        for k in 0..<(RecentTimes.capacity + 2) { s.concealedAt.record(1_000_000_000 + Int64(k) * 5_000_000) }
         let object = try JSONSerialization.jsonObject(with: Data("{\(s.jsonMembers)}".utf8)) as? [String: Any]
         #expect(object?["buffer_ms"] as? Double == 12.346)
         #expect(object?["xruns"] as? Int == 2)
@@ -61,7 +61,7 @@ import SystemClock
         #expect(stretch?["removed"] as? Int == 480 && stretch?["slow_spliced"] as? Int == 7 && stretch?["fallback_spliced"] as? Int == 0)
         // The ring keeps the newest 64 concealed periods, oldest first, in ms.
         let concealed = object?["concealed_at_ms"] as? [Double]
-        #expect(concealed?.count == AudioOutputStats.concealedRingSize && concealed?.first == 1_010.0 && concealed?.last == 1_325.0)
+        #expect(concealed?.count == RecentTimes.capacity && concealed?.first == 1_010.0 && concealed?.last == 1_325.0)
         #expect(s.overlayLine == "audio 12.3/10.0 ms · concealed 5.0 ms · xruns 2 · skew -3.2 ms")
     }
 }

@@ -393,7 +393,7 @@ private final class Sink {
                 frames = decodeSlot(slot, previous: true, into: out)
             case .conceal:
                 frames = conceal(into: out)
-                stats.noteConcealed(atNs: Int64(playAtNs))
+                stats.concealedAt.record(Int64(playAtNs))
             case .silence:
                 frames = frameSamples
                 out.baseAddress!.update(repeating: 0, count: frames * channels)

@@ -42,17 +42,9 @@ public struct AudioOutputStats: Sendable, Equatable {
     /// whole pitch periods removed/inserted, and frames spliced (slowly while a debt waits, past
     /// the 10 ms bound, in near-silence, in audio without a pitch). Only a splice moves the pitch.
     public var stretch = TimeStretch.Counters()
-    /// When the last `concealedRingSize` concealed periods (Opus' PLC) started playing at the DAC
-    /// (CLOCK_MONOTONIC ns, oldest first): where the sound is an estimate, not the stream (a
-    /// check measuring the sound leaves those stretches out).
-    public var concealedAtNs: [Int64] = []
-    public static let concealedRingSize = 64
-
-    /// Records a concealed period playing from `ns`, dropping the oldest past the ring's size.
-    public mutating func noteConcealed(atNs ns: Int64) {
-        if concealedAtNs.count == Self.concealedRingSize { concealedAtNs.removeFirst() }
-        concealedAtNs.append(ns)
-    }
+    /// When the last 64 concealed periods (Opus' PLC) started playing at the DAC: where the sound
+    /// is an estimate, not the stream (a check measuring the sound leaves those stretches out).
+    public var concealedAt = RecentTimes()
 
     public init() {}
 
@@ -71,7 +63,7 @@ public struct AudioOutputStats: Sendable, Equatable {
             + "\"stretch\":{\"removed\":\(stretch.removedFrames),\"inserted\":\(stretch.insertedFrames),"
             + "\"slow_spliced\":\(stretch.slowSplicedFrames),\"fallback_spliced\":\(stretch.fallbackSplicedFrames),"
             + "\"quiet_spliced\":\(stretch.silenceSplicedFrames),\"aperiodic_spliced\":\(stretch.aperiodicSplicedFrames)},"
-            + "\"concealed_at_ms\":[\(concealedAtNs.map { ms($0) }.joined(separator: ","))]"
+            + "\"concealed_at_ms\":[\(concealedAt.values.map { ms($0) }.joined(separator: ","))]"
     }
 
     /// The overlay's line: `audio 12.0/10.0 ms · concealed 5 ms · xruns 0 · skew +3 ms`.
