@@ -1154,7 +1154,16 @@ def check_audio(out):
     mic_seconds = len(read_jsonl(os.path.join(out, "audio-mic-kiosk.stdout")))
     mic_ok = mic_rc == 0 and mic >= 50 * mic_seconds > 0  # 100 per second of session; half under TCG
     figures += f"; mic uplink (second session, rc {mic_rc}): {mic} 0xCB datagrams at the host in {mic_seconds} s"
-    window = stats[-(int(float(capture.get("frames", 0)) / AUDIO_RATE) + 2):]
+    # The stats lines around the recording: from the last one before it started to the first one
+    # after it ended, on CLOCK_MONOTONIC (the kiosk plays on for a few seconds after the capture,
+    # so the last lines alone can miss an underrun early in it).
+    lines = [r for r in read_jsonl(os.path.join(out, "audio-kiosk.stdout")) if "audio" in r and "mono_ns" in r]
+    timed, times = [r["audio"] for r in lines], [r["mono_ns"] for r in lines]
+    end_ns = capture["start_mono_ns"] + int(float(capture.get("frames", 0)) * 1e9 / AUDIO_RATE)
+    lo = max([i for i, t in enumerate(times) if t <= capture["start_mono_ns"]], default=None)
+    hi = min([i for i, t in enumerate(times) if t >= end_ns], default=None)
+    window = timed[lo:hi + 1] if lo is not None and hi is not None \
+        else stats[-(int(float(capture.get("frames", 0)) / AUDIO_RATE) + 2):]
     # The device side is clean when the sink had no underrun and muted nothing while recording,
     # and no concealment run was longer than AUDIO_GAP_CONCEAL_RUN_MS: then no gap is allowed
     # (concealment of the injected loss, single packets RED mostly recovers, must fill it). Opus'
