@@ -952,6 +952,7 @@ AUDIO_FREQ_WINDOW_TOLERANCE = 0.005
 AUDIO_FREQ_TOLERANCE_LOADED = 0.0085
 AUDIO_CONCEAL_MARGIN_NS = 10_000_000
 AUDIO_CONCEAL_PERIOD_NS = 5_000_000
+AUDIO_CONCEALED_RING = 64  # the sink's ring of concealed period times (RecentTimes.capacity)
 AUDIO_MIN_SNR_DB = 20.0            # tone vs everything else, markers and their edges left out
 AUDIO_GAP_MS = 10.0                 # no stretch this long below a tenth of the tone's level
 AUDIO_GAP_CONCEAL_RUN_MS = 10.0     # ... judged when no concealment run was longer (2 periods)
@@ -1000,7 +1001,7 @@ def concealed_spans(lines):
         seen = True
         ring = [int(round(v * 1e6)) for v in a["concealed_at_ms"]]
         times.update(ring)
-        if prev is not None and len(ring) >= 64 and ring[0] > prev:
+        if prev is not None and len(ring) >= AUDIO_CONCEALED_RING and ring[0] > prev:
             gaps.append((prev, ring[0]))
         prev = mono
     if not seen:
@@ -1035,7 +1036,8 @@ def check_audio(out):
     host = read_jsonl(os.path.join(out, "audio-host.stdout"))
     capture = next((r["capture"] for r in host if "capture" in r), None)
     markers = {r["audio_marker"]["seq"]: r["audio_marker"]["due_mono_ns"] for r in host if "audio_marker" in r}
-    stats = [r["audio"] for r in read_jsonl(os.path.join(out, "audio-kiosk.stdout")) if "audio" in r]
+    kiosk_lines = read_jsonl(os.path.join(out, "audio-kiosk.stdout"))
+    stats = [r["audio"] for r in kiosk_lines if "audio" in r]
     startup = next((l for l in read_text(os.path.join(out, "audio-kiosk.stderr")).splitlines() if "audio on " in l), "")
     try:
         raw = open(os.path.join(out, "audio-capture.raw"), "rb").read()
@@ -1088,7 +1090,7 @@ def check_audio(out):
     periods = [p for _, p in pairs]
     freq_all = AUDIO_RATE / (sum(periods) / len(periods)) if periods else 0.0
     # the pitch of what the sink played from packets (concealed stretches left out, above)
-    spans = concealed_spans(read_jsonl(os.path.join(out, "audio-kiosk.stdout")))
+    spans = concealed_spans(kiosk_lines)
     judged_pairs = played_pairs(pairs, capture, spans) if spans is not None else pairs
     kept = len(judged_pairs) / len(pairs) if pairs else 0.0
     periods = [p for _, p in judged_pairs]
@@ -1131,8 +1133,7 @@ def check_audio(out):
         if earlier:
             latencies.append((t - earlier[-1]) / 1e6)
     lat = sorted(latencies)
-    burst_figures, burst_ok = audio_burst_window(host, read_jsonl(os.path.join(out, "audio-kiosk.stdout")), capture,
-                                                 judged_pairs, lat, spans is not None)
+    burst_figures, burst_ok = audio_burst_window(host, kiosk_lines, capture, judged_pairs, lat, spans is not None)
     check_avskew(out, host, markers, capture, onsets, first * block)
     last_stats = stats[-1]
     skews = [r["skew_ms"] for r in stats if r.get("skew_ms") is not None]
@@ -1158,7 +1159,7 @@ def check_audio(out):
     # The stats lines around the recording: from the last one before it started to the first one
     # after it ended, on CLOCK_MONOTONIC (the kiosk plays on for a few seconds after the capture,
     # so the last lines alone can miss an underrun early in it).
-    lines = [r for r in read_jsonl(os.path.join(out, "audio-kiosk.stdout")) if "audio" in r and "mono_ns" in r]
+    lines = [r for r in kiosk_lines if "audio" in r and "mono_ns" in r]
     timed, times = [r["audio"] for r in lines], [r["mono_ns"] for r in lines]
     end_ns = capture["start_mono_ns"] + int(float(capture.get("frames", 0)) * 1e9 / AUDIO_RATE)
     lo = max([i for i, t in enumerate(times) if t <= capture["start_mono_ns"]], default=None)
