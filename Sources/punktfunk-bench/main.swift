@@ -9,24 +9,20 @@ import PunktfunkWire
 // Prints absolute figures for this machine and ratios against baselines measured in the same
 // run. Build with -c release; results go to docs/PERFORMANCE.md.
 var arguments = Array(CommandLine.arguments.dropFirst())
+/// The value after `name` as `parse` reads it, taken out of `arguments` with `name`; nil (and
+/// both left in place) when `name` is absent, last, or its value does not parse.
+@MainActor func takeOption<T>(_ name: String, _ parse: (String) -> T?) -> T? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count, let value = parse(arguments[i + 1]) else { return nil }
+    arguments.removeSubrange(i...(i + 1))
+    return value
+}
+func positiveInt(_ s: String) -> Int? { Int(s).flatMap { $0 > 0 ? $0 : nil } }
 /// `--waits N`: timed waits per row of the wake bench (default 10 000, 1000 with --quick).
-var waits: Int?
-if let i = arguments.firstIndex(of: "--waits"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
-    waits = n
-    arguments.removeSubrange(i...(i + 1))
-}
+let waits = takeOption("--waits", positiveInt)
 /// `--signal NAME`: the catch-up table's test signals whose name contains NAME (all without it).
-var signalFilter: String?
-if let i = arguments.firstIndex(of: "--signal"), i + 1 < arguments.count {
-    signalFilter = arguments[i + 1]
-    arguments.removeSubrange(i...(i + 1))
-}
+let signalFilter = takeOption("--signal") { $0 }
 /// `--seeds N`: Wi-Fi traces per row of the catch-up table (default 8, 1 with --quick).
-var catchupSeeds: Int?
-if let i = arguments.firstIndex(of: "--seeds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
-    catchupSeeds = n
-    arguments.removeSubrange(i...(i + 1))
-}
+let catchupSeeds = takeOption("--seeds", positiveInt)
 let args = Set(arguments)
 let quick = args.contains("--quick")
 let all = args.subtracting(["--quick"]).isEmpty
