@@ -15,6 +15,10 @@ public enum TestSignal: Sendable, Equatable {
     case speechLike
     /// White noise at 0.3 of full scale (no fundamental).
     case noise
+    /// The tone of the VM's audio check (pf-testhost `--audio-marker-every`): a sine of `hz` at
+    /// half scale, every `everyPackets`-th 240-frame packet replaced by a 3 kHz marker at 0.9 of
+    /// full scale starting at phase 0 (the tone runs on in phase behind it).
+    case markedTone(Double, everyPackets: Int)
 
     public static let sampleRate = 48_000.0
 
@@ -24,6 +28,7 @@ public enum TestSignal: Sendable, Equatable {
         case .chord(let f): return "chord " + f.map { format($0) }.joined(separator: "+") + " Hz"
         case .speechLike: return "speech-like (140 Hz)"
         case .noise: return "white noise"
+        case .markedTone(let f, let every): return "tone \(format(f)) Hz + marker/\(every * 5) ms"
         }
     }
 
@@ -34,14 +39,19 @@ public enum TestSignal: Sendable, Equatable {
         case .chord(let f): return f.min()
         case .speechLike: return SpeechTable.f0
         case .noise: return nil
+        case .markedTone(let f, _): return f
         }
     }
 
-    /// The standard set: pure tones 100 Hz–8 kHz, an A-major chord, speech-like and noise.
+    /// The standard set: pure tones 100 Hz–8 kHz, an A-major chord, speech-like, noise, and the
+    /// VM check's 997 Hz tone with a marker every 500 ms.
     public static let standard: [TestSignal] = [
         .tone(100), .tone(250), .tone(997), .tone(3000), .tone(8000),
-        .chord([220, 277.18, 329.63]), .speechLike, .noise,
+        .chord([220, 277.18, 329.63]), .speechLike, .noise, .markedTone(997, everyPackets: 100),
     ]
+
+    /// The marker's frequency, Hz (pf-testhost's `OpusToneSource.markerFrequencyHz`).
+    public static let markerHz = 3_000.0
 
     /// Left-channel sample `t`.
     public func sample(_ t: Int64) -> Float {
@@ -57,6 +67,10 @@ public enum TestSignal: Sendable, Equatable {
             return SpeechTable.shared.sample(t)
         case .noise:
             return Self.noise(t, 1)
+        case .markedTone(let f, let every):
+            let packet = t / 240
+            guard every > 0, packet % Int64(every) == 0 else { return Float(0.5 * sin(2 * Double.pi * f * x)) }
+            return Float(0.9 * sin(2 * Double.pi * Self.markerHz * Double(t - 240 * packet) / Self.sampleRate))
         }
     }
 

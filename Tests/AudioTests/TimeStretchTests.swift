@@ -242,8 +242,40 @@ import AudioSimulation
         #expect(st.counters.aperiodicSplicedFrames >= 1580)
         #expect(st.debt == 0)
         #expect(out.count / 2 == 800 * 240 - 1600)
-        // At most one verdict per 20 pulls once judged, and no seam search at all.
-        #expect(st.counters.searches <= 800 / st.verdictHoldPulls + 1)
+        // One verdict per pull until confirmed, then at most one per 20 pulls, and no seam search at all.
+        #expect(st.counters.searches <= 800 / st.verdictHoldPulls + st.aperiodicConfirmPulls)
+    }
+
+    /// A 5 ms transient over a tone (the VM check's 3 kHz marker, here every 115 ms so the
+    /// verdicts meet it at every phase) is not noise: a search whose span reaches it may find no
+    /// period, but the verdict "no pitch" needs that for `aperiodicConfirmPulls` pulls in a row,
+    /// so the debt still goes in whole periods of the tone. (Judged on one search, 119 of the
+    /// 2 000 frames were spliced plainly here, each verdict holding 100 ms.)
+    @Test func aMarkerOverAToneIsNotNoise() {
+        let (out, st) = run(.markedTone(997, everyPackets: 23), periods: 1_000, perPeriod: -2)
+        #expect(st.counters.aperiodicSplicedFrames == 0 && st.counters.fallbackSplicedFrames == 0, "\(st.counters)")
+        #expect(st.counters.accelerations > 0)
+        let offset = fundamentalOffset(out, f0: 997)
+        #expect(abs(offset) < 0.001, "\(offset * 100) %")
+    }
+
+    /// Noise is still judged, only later by the confirmation: a tone that turns to noise has its
+    /// debt spliced once the tone's verdict (taken at the first debt, the change's pull) has
+    /// run out and `aperiodicConfirmPulls` judgements found no pitch.
+    @Test func noiseAfterAToneIsJudgedAfterTheConfirmation() {
+        var st = TimeStretch(channels: 2, maxPushFrames: 240)
+        var period = [Float](repeating: 0, count: 480)
+        var out = [Float](repeating: 0, count: st.maxPullFrames * 2)
+        var firstAperiodic: Int?
+        for p in 0..<200 {
+            let signal: TestSignal = p < 100 ? .tone(997) : .noise
+            period.withUnsafeMutableBufferPointer { signal.render(from: Int64(p * 240), frames: 240, into: $0) }
+            period.withUnsafeBufferPointer { st.push($0, frames: 240, stretch: p >= 100 ? -2 : 0) }
+            _ = out.withUnsafeMutableBufferPointer { st.pull(into: $0, lookaheadFrames: 2_000) }
+            if firstAperiodic == nil && st.counters.aperiodicSplicedFrames > 0 { firstAperiodic = p }
+        }
+        #expect(firstAperiodic == 100 + st.verdictHoldPulls + st.aperiodicConfirmPulls - 1, "\(String(describing: firstAperiodic))")
+        #expect(st.counters.aperiodicSplicedFrames >= 150)
     }
 
     @Test func silenceIsSplicedAtOnce() {

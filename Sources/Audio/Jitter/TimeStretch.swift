@@ -47,8 +47,9 @@
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
 /// - aperiodic audio (e.g. noise: a backward search over the whole lag range through the history
-///   finds no peak ≥ `aperiodicThreshold`; the verdict holds `verdictHoldPulls` pulls): any debt
-///   is spliced at once — there is no pitch to keep, and waiting would only add delay;
+///   finds no peak ≥ `aperiodicThreshold` in `aperiodicConfirmPulls` pulls in a row, so a short
+///   transient over a tone is not taken for noise; the verdict holds `verdictHoldPulls` pulls):
+///   any debt is spliced at once — there is no pitch to keep, and waiting would only add delay;
 /// - periodic but no seam fits yet (correlation too low, or the period longer than 2·(|debt| + e) or
 ///   than the look-ahead): the debt waits, paid meanwhile by one spliced frame every
 ///   `slowSpliceInterval` pulls (0.05 %), and never grows past `fallbackFrames` (10 ms): beyond
@@ -111,6 +112,12 @@ public struct TimeStretch {
     public var slowSpliceInterval = 8
     /// How many pulls a periodicity verdict holds: 20 (~100 ms of 5 ms periods).
     public var verdictHoldPulls = 20
+    /// How many pulls in a row must find no pitch before the audio is judged aperiodic: 8
+    /// (40 ms). A 5 ms transient over a tone (the VM check's 3 kHz marker, a click) lowers the
+    /// best peak while it is inside the searched span (32.5 ms: the correlation window and the
+    /// longest lag) — 2 pulls in a row for the marker over 997 Hz, at most ~7 for any 5 ms
+    /// transient; pitchless for longer is noise. Judged every pull meanwhile.
+    public var aperiodicConfirmPulls = 8
     /// Pending audio quieter than this RMS (full scale 1) is spliced like silence: −54 dBFS.
     public var silenceRMS: Float = 0.002
 
@@ -146,6 +153,11 @@ public struct TimeStretch {
     /// it still holds for (0: judge again when there is a debt).
     var aperiodic = false
     var verdictPulls = 0
+    /// Judgements in a row, one per pull, that found no pitch; reset by a pitch, or by a pull
+    /// that neither judged nor held the aperiodic verdict.
+    var pitchlessRun = 0
+    /// This pull ran the periodicity search.
+    var judgedThisPull = false
     /// Pulls since the last slow splice.
     var sinceSlowSplice = 0
     /// The last push's delay error (judged delay − target, frames; > 0 above the target).
@@ -178,6 +190,7 @@ public struct TimeStretch {
         overshoot = 0
         commandAtLimit = false
         verdictPulls = 0
+        pitchlessRun = 0
         sinceSlowSplice = 0
         delayError = 0
         lastSeam = nil
@@ -227,6 +240,8 @@ public struct TimeStretch {
         var keep = 0
         let back = correlationWindow - window  // history the correlation window reaches into
         if verdictPulls > 0 { verdictPulls -= 1 }
+        judgedThisPull = false
+        defer { if !judgedThisPull && !(aperiodic && verdictPulls > 0) { pitchlessRun = 0 } }
         if owedFrames != 0 && isSilent() {
             splice(owedFrames, silence: true)
         } else if owedFrames != 0 && isAperiodic() {
@@ -293,12 +308,14 @@ public struct TimeStretch {
 
     /// Is the audio without a pitch (noise)? A backward search over the whole lag range through
     /// the history (no look-ahead needed) judges it: its best peak below `aperiodicThreshold`.
-    /// The verdict holds for `verdictHoldPulls` pulls; without enough history, or with a level
-    /// that changed more than 4× (6 dB) across the range, it is "periodic" (the debt waits, as
+    /// "Aperiodic" needs that in `aperiodicConfirmPulls` pulls in a row; a verdict holds for
+    /// `verdictHoldPulls` pulls. Without enough history, with a level that changed more than 4×
+    /// (6 dB) across the range, or before the confirmation, it is "periodic" (the debt waits, as
     /// for any periodic audio) and judged again at the next pull.
     mutating func isAperiodic() -> Bool {
         if verdictPulls > 0 { return aperiodic }
         guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
+        judgedThisPull = true
         _ = search(lags: minLag...(maxLag + 1), forward: false)
         // A low correlation against history that is much quieter or louder (a fade, a pause, the
         // first audio after quiet) says nothing about pitch: no verdict yet, the debt waits.
@@ -309,6 +326,12 @@ public struct TimeStretch {
             return (Self.dot(a, a, n), Self.dot(b, b, n))
         }
         if lastCorrelation < aperiodicThreshold && (recent < oldest / 4 || oldest < recent / 4) { return false }
+        if lastCorrelation >= aperiodicThreshold {
+            pitchlessRun = 0
+        } else {
+            pitchlessRun += 1
+            if pitchlessRun < aperiodicConfirmPulls { return false }
+        }
         aperiodic = lastCorrelation < aperiodicThreshold
         verdictPulls = verdictHoldPulls
         return aperiodic
