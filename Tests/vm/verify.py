@@ -1181,7 +1181,8 @@ def check_audio(out):
     pitch_judged = spans is not None or clean
     window_tolerance = AUDIO_FREQ_WINDOW_TOLERANCE if spans is not None else AUDIO_FREQ_TOLERANCE
     figures += (f"; while recording the sink reports {window[-1]['xruns'] - window[0]['xruns']} underruns, "
-                f"{concealed:.0f} ms concealed, longest concealment run {run_max:.0f} ms: gap {'judged' if gap_judged else 'not judged'}, "
+                f"{concealed:.0f} ms concealed, longest concealment run {run_max:.0f} ms"
+                f"{stretch_between(window[0], window[-1]) if len(window) >= 2 else ''}: gap {'judged' if gap_judged else 'not judged'}, "
                 f"SNR {'judged' if clean else 'not judged'}, ±{AUDIO_FREQ_TOLERANCE * 100:.1f} % pitch "
                 + (f"judged (1 s windows ±{window_tolerance * 100:.1f} %)" if pitch_judged
                    else f"not judged (whole capture within {AUDIO_FREQ_TOLERANCE_LOADED * 100:.2f} %)"))
@@ -1194,6 +1195,19 @@ def check_audio(out):
           and "hw:Loopback,0" in startup and mic_ok and (not gap_judged or gap_ms < AUDIO_GAP_MS)
           and (not clean or snr >= AUDIO_MIN_SNR_DB))
     report(ok, name, figures)
+
+
+def stretch_between(a, b):
+    """What the sink's stretcher did between two stats lines (their `stretch` members, frames):
+    pitch periods removed / inserted and what it spliced plainly, so a pitch failure names its
+    cause; empty when the kiosk prints no `stretch`."""
+    x, y = a.get("stretch"), b.get("stretch")
+    if not x or not y:
+        return ""
+    d = {k: y.get(k, 0) - x.get(k, 0) for k in y}
+    return (f", stretcher {d.get('removed', 0)}/{d.get('inserted', 0)} frames removed/inserted in pitch periods,"
+            f" spliced {d.get('slow_spliced', 0)} slow, {d.get('aperiodic_spliced', 0)} aperiodic,"
+            f" {d.get('fallback_spliced', 0)} fallback, {d.get('quiet_spliced', 0)} quiet")
 
 
 def audio_burst_window(host, lines, capture, pairs, lat, played_only=False):
@@ -1228,7 +1242,8 @@ def audio_burst_window(host, lines, capture, pairs, lat, played_only=False):
         xruns, muted, concealed = b["xruns"] - a["xruns"], b["muted_ms"] - a["muted_ms"], b["concealed_ms"] - a["concealed_ms"]
         span = (after_w[0]["mono_ns"] - before_w[-1]["mono_ns"]) / 1e9
         clean = played_only or (xruns == 0 and muted == 0 and concealed <= AUDIO_BURST_WINDOW_CONCEALED_MS)
-        sink = f"the sink's stats over the {span:.1f} s around it: {xruns} underruns, {concealed:.0f} ms concealed"
+        sink = (f"the sink's stats over the {span:.1f} s around it: {xruns} underruns, {concealed:.0f} ms concealed"
+                + stretch_between(a, b))
     else:
         clean, sink = False, "no stats lines around it"
     pct_of = lambda f: f"{f:.2f} Hz ({(f / AUDIO_TONE_HZ - 1) * 100:+.3f} %)" if f else "n/a"
