@@ -46,9 +46,10 @@
 ///   pending becomes `xfade(x[s+j] → x[s−P+j]), j < W ‖ x[s−P+W..<s] ‖ x[s...]` — P frames longer;
 /// - nearly silent pending (RMS < `silenceRMS`): any debt is spliced at once as `FrameStretch`
 ///   does (inaudible there);
-/// - aperiodic audio (e.g. noise: a backward search over the whole lag range through the history
-///   finds no peak ≥ `aperiodicThreshold` in `aperiodicConfirmPulls` pulls in a row, so a short
-///   transient over a tone is not taken for noise; the verdict holds `verdictHoldPulls` pulls):
+/// - aperiodic audio (e.g. noise: a backward search over the whole lag range through the history,
+///   run at every pull no verdict holds, finds no peak ≥ `aperiodicThreshold` in
+///   `aperiodicConfirmPulls` pulls in a row, so a short transient over a tone is not taken for
+///   noise; the verdict holds `verdictHoldPulls` pulls):
 ///   any debt is spliced at once — there is no pitch to keep, and waiting would only add delay;
 /// - periodic but no seam fits yet (correlation too low, or the period longer than 2·(|debt| + e) or
 ///   than the look-ahead): the debt waits, paid meanwhile by one spliced frame every
@@ -153,11 +154,8 @@ public struct TimeStretch {
     /// it still holds for (0: judge again when there is a debt).
     var aperiodic = false
     var verdictPulls = 0
-    /// Judgements in a row, one per pull, that found no pitch; reset by a pitch, or by a pull
-    /// that neither judged nor held the aperiodic verdict.
+    /// Judgements in a row, one per pull, that found no pitch; reset by a pitch.
     var pitchlessRun = 0
-    /// This pull ran the periodicity search.
-    var judgedThisPull = false
     /// Pulls since the last slow splice.
     var sinceSlowSplice = 0
     /// The last push's delay error (judged delay − target, frames; > 0 above the target).
@@ -240,11 +238,10 @@ public struct TimeStretch {
         var keep = 0
         let back = correlationWindow - window  // history the correlation window reaches into
         if verdictPulls > 0 { verdictPulls -= 1 }
-        judgedThisPull = false
-        defer { if !judgedThisPull && !(aperiodic && verdictPulls > 0) { pitchlessRun = 0 } }
+        let pitchless = isAperiodic()  // judged every pull no verdict holds, so its runs are pulls in a row
         if owedFrames != 0 && isSilent() {
             splice(owedFrames, silence: true)
-        } else if owedFrames != 0 && isAperiodic() {
+        } else if owedFrames != 0 && pitchless {
             splice(owedFrames, aperiodic: true)
         } else if debt <= -(minLag / 2) {
             let reach = 2 * (max(0, delayError) - debt)  // the longest lag this debt may take
@@ -308,14 +305,13 @@ public struct TimeStretch {
 
     /// Is the audio without a pitch (noise)? A backward search over the whole lag range through
     /// the history (no look-ahead needed) judges it: its best peak below `aperiodicThreshold`.
-    /// "Aperiodic" needs that in `aperiodicConfirmPulls` pulls in a row; a verdict holds for
-    /// `verdictHoldPulls` pulls. Without enough history, with a level that changed more than 4×
+    /// Judged at every pull no verdict holds, debt or not, so "aperiodic" needs that in
+    /// `aperiodicConfirmPulls` pulls in a row; a verdict holds for `verdictHoldPulls` pulls. Without enough history, with a level that changed more than 4×
     /// (6 dB) across the range, or before the confirmation, it is "periodic" (the debt waits, as
     /// for any periodic audio) and judged again at the next pull.
     mutating func isAperiodic() -> Bool {
         if verdictPulls > 0 { return aperiodic }
         guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
-        judgedThisPull = true
         _ = search(lags: minLag...(maxLag + 1), forward: false)
         // A low correlation against history that is much quieter or louder (a fade, a pause, the
         // first audio after quiet) says nothing about pitch: no verdict yet, the debt waits.
