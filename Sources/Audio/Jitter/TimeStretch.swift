@@ -151,7 +151,7 @@ public struct TimeStretch {
     var history = 0
     var pending = 0
     /// The last periodicity verdict (a backward search over the whole lag range) and the pulls
-    /// it still holds for (0: judge again when there is a debt).
+    /// it still holds for (0: judge again at the next pull).
     var aperiodic = false
     var verdictPulls = 0
     /// Judgements in a row, one per pull, that found no pitch; reset by a pitch.
@@ -306,9 +306,10 @@ public struct TimeStretch {
     /// Is the audio without a pitch (noise)? A backward search over the whole lag range through
     /// the history (no look-ahead needed) judges it: its best peak below `aperiodicThreshold`.
     /// Judged at every pull no verdict holds, debt or not, so "aperiodic" needs that in
-    /// `aperiodicConfirmPulls` pulls in a row; a verdict holds for `verdictHoldPulls` pulls. Without enough history, with a level that changed more than 4×
-    /// (6 dB) across the range, or before the confirmation, it is "periodic" (the debt waits, as
-    /// for any periodic audio) and judged again at the next pull.
+    /// `aperiodicConfirmPulls` pulls in a row; a verdict holds for `verdictHoldPulls` pulls.
+    /// Without enough history, with a level that changed more than 4× (6 dB) across the range,
+    /// or before the confirmation, it is "periodic" (the debt waits, as for any periodic audio)
+    /// and judged again at the next pull.
     mutating func isAperiodic() -> Bool {
         if verdictPulls > 0 { return aperiodic }
         guard history >= correlationWindow - window + maxLag + 1, pending >= window else { return false }
