@@ -1025,6 +1025,16 @@ def concealed_spans(lines):
     return merged
 
 
+def stats_lines_around(lines, t0, t1):
+    """The kiosk's audio stats lines from the last one at or before CLOCK_MONOTONIC `t0` to the
+    first one at or after `t1` (whole records, with `mono_ns`); None when the lines do not reach
+    both sides."""
+    timed = [r for r in lines if "audio" in r and "mono_ns" in r]
+    lo = max((i for i, r in enumerate(timed) if r["mono_ns"] <= t0), default=None)
+    hi = min((i for i, r in enumerate(timed) if r["mono_ns"] >= t1), default=None)
+    return timed[lo:hi + 1] if lo is not None and hi is not None else None
+
+
 def played_pairs(pairs, capture, spans):
     """The zero-crossing pairs (capture sample, period) none of whose ends lies in a concealed
     span (capture sample → CLOCK_MONOTONIC through the capture's start)."""
@@ -1169,12 +1179,9 @@ def check_audio(out):
     # The stats lines around the recording: from the last one before it started to the first one
     # after it ended, on CLOCK_MONOTONIC (the kiosk plays on for a few seconds after the capture,
     # so the last lines alone can miss an underrun early in it).
-    lines = [r for r in kiosk_lines if "audio" in r and "mono_ns" in r]
-    timed, times = [r["audio"] for r in lines], [r["mono_ns"] for r in lines]
     end_ns = capture["start_mono_ns"] + int(float(capture.get("frames", 0)) * 1e9 / AUDIO_RATE)
-    lo = max([i for i, t in enumerate(times) if t <= capture["start_mono_ns"]], default=None)
-    hi = min([i for i, t in enumerate(times) if t >= end_ns], default=None)
-    window = timed[lo:hi + 1] if lo is not None and hi is not None \
+    around = stats_lines_around(kiosk_lines, capture["start_mono_ns"], end_ns)
+    window = [r["audio"] for r in around] if around is not None \
         else stats[-(int(float(capture.get("frames", 0)) / AUDIO_RATE) + 2):]
     # The device side is clean when the sink had no underrun and muted nothing while recording,
     # and no concealment run was longer than AUDIO_GAP_CONCEAL_RUN_MS: then no gap is allowed
@@ -1244,13 +1251,11 @@ def audio_burst_window(host, lines, capture, pairs, lat, played_only=False):
     w0 = burst["end_mono_ns"] + latency_ns
     w1 = w0 + int(AUDIO_FREQ_WINDOW_S * 1e9)
     after = pitch(w0, w1)
-    timed = [r for r in lines if "mono_ns" in r and "audio" in r]
-    before_w = [r for r in timed if r["mono_ns"] <= w0]
-    after_w = [r for r in timed if r["mono_ns"] >= w1]
-    if before_w and after_w:
-        a, b = before_w[-1]["audio"], after_w[0]["audio"]
+    around = stats_lines_around(lines, w0, w1)
+    if around is not None:
+        a, b = around[0]["audio"], around[-1]["audio"]
         xruns, muted, concealed = b["xruns"] - a["xruns"], b["muted_ms"] - a["muted_ms"], b["concealed_ms"] - a["concealed_ms"]
-        span = (after_w[0]["mono_ns"] - before_w[-1]["mono_ns"]) / 1e9
+        span = (around[-1]["mono_ns"] - around[0]["mono_ns"]) / 1e9
         clean = played_only or (xruns == 0 and muted == 0 and concealed <= AUDIO_BURST_WINDOW_CONCEALED_MS)
         sink = (f"the sink's stats over the {span:.1f} s around it: {xruns} underruns, {concealed:.0f} ms concealed"
                 + stretch_between(a, b))
