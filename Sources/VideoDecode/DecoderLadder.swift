@@ -36,6 +36,8 @@ public final class DecoderLadder {
         public var headroom: Int
         /// libavcodec slice threads (nil: its default).
         public var softwareThreads: Int?
+        /// The VA-API rung's sync path (`decode-sync`; `.auto`: `DecodeSyncDecision`'s table).
+        public var decodeSync: DecodeSyncSetting = .auto
 
         public init(rungs: [DecoderRungKind] = [.vaapi, .software], errorsToDemote: Int = 3,
                     demotionWindowNanos: UInt64 = 1_000_000_000,
@@ -141,7 +143,8 @@ public final class DecoderLadder {
         switch kind {
         case .vaapi:
             let connection = try configuration.openVADisplay()
-            return VAAPIRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom))
+            return VAAPIRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom,
+                                              sync: configuration.decodeSync))
         case .software:
             return SoftwareRung(try SoftwareDecoder(threads: configuration.softwareThreads))
         }

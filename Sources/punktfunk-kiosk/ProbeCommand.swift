@@ -19,7 +19,8 @@ struct ProbeCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let vaapi = (try? encoder.encode(VAAPIProbe.report())).map { String(decoding: $0, as: UTF8.self) }
+        let sync = ProfileConfig.load().decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
+        let vaapi = (try? encoder.encode(VAAPIProbe.report(decodeSync: sync))).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"VA-API report could not be encoded\"}"
         let cec = CECAdapterSummary.list().map(Self.json)
         print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"cec\":[\(cec.joined(separator: ","))]}")
