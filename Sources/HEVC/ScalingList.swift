@@ -68,7 +68,7 @@ public struct ScalingList: Sendable, Equatable {
         let coded = lists[sizeId][matrixId]
         let scan = coded.count == 16 ? Self.scan4x4 : Self.scan8x8
         var out = [UInt8](repeating: 0, count: coded.count)
-        for (i, position) in scan.enumerated() where i < coded.count { out[position] = coded[i] }
+        for (i, position) in scan.enumerated() where i < coded.count && position < out.count { out[position] = coded[i] }
         return out
     }
 

@@ -57,6 +57,40 @@ struct VAAPIOracleTests {
         #expect(differences == 0, "\(stream.name) (\(stream.what)):\n\(Self.summary(comparison.differences))")
     }
 
+    /// Damaged corpus streams (bytes flipped through parameter sets and slice headers, access
+    /// units cut short): the rung throws or warns, never traps, and decodes the undamaged stream
+    /// again afterwards.
+    @Test(.enabled(if: VAAPIOracle.isAvailable, skipReason),
+          arguments: VAAPIOracle.streams.filter { ["scaling-custom", "size-depth-change", "open-gop", "weighted-b-fade"].contains($0.name) })
+    func damagedStreamsNeverTrap(_ stream: CorpusStream) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stream.path)))
+        let aus = AccessUnitSplitter.split(bytes)
+        let decoder = try VAAPIDecoder(connection: VARecordingDriver.Device().connect())
+        var errors = 0
+        for seed in 0..<4 {
+            for (i, var au) in aus.enumerated() {
+                switch (i + seed) % 3 {
+                case 0: for k in stride(from: 4 + seed, to: min(au.count, 200), by: 5 + seed) { au[k] ^= UInt8(0x21 << (seed % 3)) }
+                case 1: au = Array(au.prefix(max(4, au.count / (2 + seed))))
+                default: break
+                }
+                do {
+                    for f in try decoder.decode(accessUnit: au, pts: Int64(i)).pictures { f.lease.release() }
+                } catch { errors += 1 }
+            }
+        }
+        #expect(errors > 0, "damage went unnoticed")
+        decoder.restart()
+        var pictures = 0
+        for (i, au) in aus.enumerated() {
+            let out = try decoder.decode(accessUnit: au, pts: Int64(i))
+            pictures += out.pictures.count
+            for f in out.pictures { f.lease.release() }
+        }
+        for f in try decoder.flush().pictures { pictures += 1; f.lease.release() }
+        #expect(pictures > 0)
+    }
+
     /// ffmpeg's framemd5 checksums of a stream. ffmpeg converts every frame to the first frame's
     /// pixel format, so a stream whose bit depth changes is hashed one coded video sequence at a
     /// time (split before each VPS).
