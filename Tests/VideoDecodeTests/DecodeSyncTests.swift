@@ -48,10 +48,9 @@ struct DecodeSyncTests {
     /// The recording driver's "device" is a plain file: no DRM driver, so the rung waits in
     /// vaSyncSurface; forced onto the sync-file path, memfd objects have no
     /// EXPORT_SYNC_FILE and each export still falls back to vaSyncSurface (never an unfenced picture).
-    @Test(.enabled(if: VARecordingDriver.isAvailable && VAAPIOracle.streams.contains { $0.name == "lowdelay-p" },
-                   VARecordingDriver.skipReason))
+    @Test(.enabled(if: VAAPIOracle.canRun, VAAPIOracleTests.skipReason))
     func theRungTakesTheDecisionAndFallsBackPerPicture() throws {
-        let stream = try #require(VAAPIOracle.streams.first { $0.name == "lowdelay-p" })
+        let stream = try VAAPIOracle.stream("lowdelay-p")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stream.path)))
         for setting in [DecodeSyncSetting.auto, .syncFile] {
             let device = VARecordingDriver.Device()

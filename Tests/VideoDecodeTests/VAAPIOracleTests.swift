@@ -18,18 +18,15 @@ struct VAAPIOracleTests {
     func theCorpusAndTheOracleAreThere() throws {
         let streams = try VAAPIOracle.corpus.get()
         _ = try VAAPIOracle.binary.get()
-        let names = Set(streams.map(\.name))
-        for expected in ["lowdelay-p", "b-pyramid", "main10", "slices", "wpp", "weighted-p-fade", "weighted-b-fade",
-                         "scaling-default", "scaling-custom", "odd-size", "open-gop", "intra-non-irap", "size-depth-change",
-                         "check-main-320x180", "check-main10-pq-320x180", "check-resolution-change", "check-slices-320x180",
-                         "check-rate-1920x1080"] {
-            #expect(names.contains(expected), "corpus lacks \(expected)")
-        }
+        // Every stream of the manifest is compared: a stream added to hevc-corpus.sh goes into
+        // VAAPIOracle.names too.
+        #expect(streams.map(\.name) == VAAPIOracle.names)
         for s in streams { #expect(FileManager.default.fileExists(atPath: s.path), "\(s.path)") }
     }
 
-    @Test(.enabled(if: VAAPIOracle.isAvailable, skipReason), arguments: VAAPIOracle.streams)
-    func buffersMatchLibavcodec(_ stream: CorpusStream) throws {
+    @Test(.enabled(if: VAAPIOracle.canRun, skipReason), arguments: VAAPIOracle.names)
+    func buffersMatchLibavcodec(_ name: String) throws {
+        let stream = try VAAPIOracle.stream(name)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stream.path)))
 
         // 1. The stream decodes bit-exact: the software rung's frames hash as ffmpeg's do.
@@ -60,9 +57,10 @@ struct VAAPIOracleTests {
     /// Damaged corpus streams (bytes flipped through parameter sets and slice headers, access
     /// units cut short): the rung throws or warns, never traps, and decodes the undamaged stream
     /// again afterwards.
-    @Test(.enabled(if: VAAPIOracle.isAvailable, skipReason),
-          arguments: VAAPIOracle.streams.filter { ["scaling-custom", "size-depth-change", "open-gop", "weighted-b-fade"].contains($0.name) })
-    func damagedStreamsNeverTrap(_ stream: CorpusStream) throws {
+    @Test(.enabled(if: VAAPIOracle.canRun, skipReason),
+          arguments: ["scaling-custom", "size-depth-change", "open-gop", "weighted-b-fade"])
+    func damagedStreamsNeverTrap(_ name: String) throws {
+        let stream = try VAAPIOracle.stream(name)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stream.path)))
         let aus = AccessUnitSplitter.split(bytes)
         let decoder = try VAAPIDecoder(connection: VARecordingDriver.Device().connect())

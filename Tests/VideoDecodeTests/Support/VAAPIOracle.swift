@@ -38,6 +38,19 @@ enum VAAPIOracle {
     /// The streams, or none when the corpus cannot be made (the suite's availability test says why).
     static var streams: [CorpusStream] { (try? corpus.get()) ?? [] }
 
+    /// The corpus's stream names, known without making it: test arguments are evaluated before
+    /// any test runs, and the corpus (up to a minute cold) is made by the first test that needs
+    /// it, beside the other suites. `theCorpusAndTheOracleAreThere` checks it against the manifest.
+    static let names = ["lowdelay-p", "b-pyramid", "main10", "slices", "wpp", "weighted-p-fade", "weighted-b-fade",
+                        "scaling-default", "scaling-custom", "odd-size", "open-gop", "intra-non-irap", "size-depth-change",
+                        "check-main-320x180", "check-main10-pq-320x180", "check-resolution-change", "check-slices-320x180",
+                        "check-rate-1920x1080"]
+
+    static func stream(_ name: String) throws -> CorpusStream {
+        guard let s = try corpus.get().first(where: { $0.name == name }) else { throw Failure(description: "no corpus stream \(name)") }
+        return s
+    }
+
     /// va_oracle built for this process.
     static let binary: Result<String, Failure> = {
         let source = repository.appendingPathComponent("Tests/Support/VAAPIOracle/va_oracle.c")
@@ -48,7 +61,10 @@ enum VAAPIOracle {
         return .success(out.path)
     }()
 
-    static let isAvailable: Bool = VARecordingDriver.isAvailable && (try? binary.get()) != nil && !streams.isEmpty
+    /// Cheap enough for a test condition (evaluated while the run is planned, before any test):
+    /// the corpus and va_oracle are made by the first test that needs them, which fails with the
+    /// reason if they cannot be.
+    static var canRun: Bool { FFmpeg.isAvailable && VARecordingDriver.isAvailable }
 
     /// Decodes `stream` with libavcodec's VA-API hwaccel on a fresh recording device.
     /// - Returns: the pictures libavcodec output and the driver's record.
