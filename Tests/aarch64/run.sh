@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The package's C code on AArch64 (issue 30, item 3), from an x86-64 machine: Tests/tools/test.sh
-# runs it after the unit tests; about half a minute (see docs/PERFORMANCE.md for the measured cost).
+# runs it after the unit tests; about a minute on a busy 2-core machine (docs/PERFORMANCE.md).
 #
 #   1. SwiftPM's own build of every C source target for aarch64-unknown-linux-gnu (its clang, the
 #      flags Package.swift gives, the WaylandScanner plugin's generated code), scratch .build-aarch64;
@@ -26,6 +26,8 @@ out="$repo/.build-aarch64"
 mkdir -p "$out/obj"
 
 say() { echo "aarch64: $*" >&2; }
+step_start=$SECONDS
+took() { say "$1 took $((SECONDS - step_start)) s"; step_start=$SECONDS; }
 
 if [ "$(uname -m)" = aarch64 ]; then
   cc=(cc); run=(); triple=()
@@ -55,6 +57,7 @@ if [ "${PF_AARCH64_SKIP_SWIFTPM:-0}" != 1 ]; then
     swift build "${triple[@]}" --target "$t" --scratch-path "$out/swift" >"$out/swift-$t.log" 2>&1 \
       || { cat "$out/swift-$t.log" >&2; say "SwiftPM could not build $t for aarch64"; exit 1; }
   done
+  took "SwiftPM"
 fi
 
 # 2. gcc: every C target's sources, then every shim header.
@@ -83,6 +86,7 @@ while read -r t pc; do
 done < <(sed -n 's/.*\.systemLibrary(name: "\([A-Za-z0-9]*\)", pkgConfig: "\([^"]*\)".*/\1 \2/p' Package.swift)
 
 if [ "${PF_AARCH64_SKIP_SWIFTPM:-0}" != 1 ] && [ -n "$previous" ]; then ln -sfn "$previous" "$link"; fi
+took "gcc (targets and shims)"
 
 # 3. The FEC check under qemu.
 "${cc[@]}" -std=gnu11 -O3 -Wall -Wextra -Werror -static -I Sources/CPunktfunkFEC/include \
@@ -90,3 +94,4 @@ if [ "${PF_AARCH64_SKIP_SWIFTPM:-0}" != 1 ] && [ -n "$previous" ]; then ln -sfn 
   -o "$out/fec_check" -lpthread
 say "${run[*]:-native} fec_check"
 "${run[@]}" "$out/fec_check" Tests/Fixtures/fec-vectors.txt --bench
+took "fec_check (build and run)"
