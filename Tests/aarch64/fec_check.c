@@ -169,7 +169,7 @@ static void check_vectors(const leo_tables *t, const fec_vector *cases, int coun
     for (int ki = 0; ki < nk; ki++) {
         leo_coder *coder = leo_coder_new(t, kernels[ki]);
         const char *name = pf_fec_kernel_name(kernels[ki]);
-        int bad = 0, rebuilt = 0;
+        int bad = 0, matched = 0, rebuilt = 0;
         for (int i = 0; i < count; i++) {
             const fec_vector *v = &cases[i];
             uint8_t *parity = malloc((size_t)v->m * v->p), *data = malloc((size_t)v->k * v->p);
@@ -183,6 +183,8 @@ static void check_vectors(const leo_tables *t, const fec_vector *cases, int coun
                 if (x->index >= v->m || x->len > v->p || memcmp(parity + (size_t)x->index * v->p, x->bytes, x->len)) {
                     CHECK(0, "%s %s: parity[%d] differs from reed-solomon-simd", name, v->name, x->index);
                     bad++;
+                } else {
+                    matched++;
                 }
             }
             // Lose the first min(k, m) data shards (the losses the file's "decode ok" lines name).
@@ -201,8 +203,8 @@ static void check_vectors(const leo_tables *t, const fec_vector *cases, int coun
             free(data);
             free(present);
         }
-        printf("fec-check: %s: %d reed-solomon-simd cases, %d parity shards/prefixes match, %d lost data shards rebuilt: %s\n",
-               name, count, entries, rebuilt, bad ? "FAILED" : "ok");
+        printf("fec-check: %s: %d reed-solomon-simd cases, %d of %d parity shards/prefixes match, %d lost data shards rebuilt: %s\n",
+               name, count, matched, entries, rebuilt, bad ? "FAILED" : "ok");
         leo_coder_free(coder);
     }
 }
