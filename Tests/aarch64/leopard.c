@@ -157,34 +157,29 @@ static void work_mul(leo_coder *c, int i, uint16_t log_m) {
     pf_fec_mul(c->kernel, shard(c, i), c->shard_bytes, &c->lut);
 }
 
-static void work_fft(leo_coder *c, int pos, int size, int truncated, int skew_delta) {
-    for (int dist = size >> 1; dist > 0; dist >>= 1) {
-        for (int r = 0; r < truncated; r += 2 * dist) {
-            uint16_t log_m = c->t->skew[r + dist + skew_delta - 1];
-            int a = pos + r, b = pos + r + dist;
-            if (log_m == MODULUS) {
-                work_xor(c, b, a, dist);
-            } else {
-                pf_fec_lut_build(&c->lut, c->t->exp, c->t->log, log_m);
-                pf_fec_fft_butterfly(c->kernel, shard(c, a), shard(c, b), (size_t)dist * c->shard_bytes, &c->lut);
-            }
-        }
+/// One butterfly group of an FFT (or, `inverse`, IFFT) pass: a-shards [pos+r, pos+r+dist),
+/// b-shards [pos+r+dist, pos+r+2·dist), twiddle skew[r + dist + skew_delta − 1].
+static void work_group(leo_coder *c, int pos, int r, int dist, int skew_delta, bool inverse) {
+    uint16_t log_m = c->t->skew[r + dist + skew_delta - 1];
+    int a = pos + r, b = pos + r + dist;
+    size_t bytes = (size_t)dist * c->shard_bytes;
+    if (log_m == MODULUS) {
+        work_xor(c, b, a, dist);
+        return;
     }
+    pf_fec_lut_build(&c->lut, c->t->exp, c->t->log, log_m);
+    if (inverse) pf_fec_ifft_butterfly(c->kernel, shard(c, a), shard(c, b), bytes, &c->lut);
+    else pf_fec_fft_butterfly(c->kernel, shard(c, a), shard(c, b), bytes, &c->lut);
+}
+
+static void work_fft(leo_coder *c, int pos, int size, int truncated, int skew_delta) {
+    for (int dist = size >> 1; dist > 0; dist >>= 1)
+        for (int r = 0; r < truncated; r += 2 * dist) work_group(c, pos, r, dist, skew_delta, false);
 }
 
 static void work_ifft(leo_coder *c, int pos, int size, int truncated, int skew_delta) {
-    for (int dist = 1; dist < size; dist <<= 1) {
-        for (int r = 0; r < truncated; r += 2 * dist) {
-            uint16_t log_m = c->t->skew[r + dist + skew_delta - 1];
-            int a = pos + r, b = pos + r + dist;
-            if (log_m == MODULUS) {
-                work_xor(c, b, a, dist);
-            } else {
-                pf_fec_lut_build(&c->lut, c->t->exp, c->t->log, log_m);
-                pf_fec_ifft_butterfly(c->kernel, shard(c, a), shard(c, b), (size_t)dist * c->shard_bytes, &c->lut);
-            }
-        }
-    }
+    for (int dist = 1; dist < size; dist <<= 1)
+        for (int r = 0; r < truncated; r += 2 * dist) work_group(c, pos, r, dist, skew_delta, true);
 }
 
 static void work_formal_derivative(leo_coder *c) {
