@@ -24,9 +24,13 @@ packages=(
   alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   tesseract-ocr tesseract-ocr-eng                             # VM shell check: OCR of the shell's screendumps
   v4l-utils                                                   # VM cec check: cec-ctl (the TV side), cec-compliance
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static  # Tests/aarch64: the C targets for AArch64, the NEON FEC under qemu
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
+# Tests/aarch64: the C targets built for AArch64 and the NEON FEC run under qemu; an arm64 machine
+# builds and runs them natively.
+if [ "$(dpkg --print-architecture)" != arm64 ]; then
+  packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
