@@ -59,8 +59,9 @@ let package = Package(
     targets: systemLibraries + [
         // Linux calls the Glibc module cannot reach (recvmmsg/sendmmsg need _GNU_SOURCE).
         .target(name: "CPunktfunkLinux"),
-        // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 nibble tables, portable fallback),
-        // chosen at run time by CPU feature. The Leopard algorithm itself is Swift.
+        // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 on x86-64, NEON on AArch64: nibble
+        // tables; portable fallback), chosen at run time by CPU feature; each SIMD file compiles
+        // to nothing on the other architecture. The Leopard algorithm itself is Swift.
         .target(
             name: "CPunktfunkFEC",
             cSettings: [.unsafeFlags(["-O3"])]

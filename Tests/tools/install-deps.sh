@@ -26,6 +26,11 @@ packages=(
   v4l-utils                                                   # VM cec check: cec-ctl (the TV side), cec-compliance
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
+# Tests/aarch64: the C targets built for AArch64 and the NEON FEC run under qemu; an arm64 machine
+# builds and runs them natively.
+if [ "$(dpkg --print-architecture)" != arm64 ]; then
+  packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
