@@ -37,7 +37,7 @@ final class ShellInput: NavigationHandler, @unchecked Sendable {
         service.navigationHandler = self
         service.onEscape = { events.post(.user(.escapeChord)) }
         service.onPadsChanged = { pads in events.post(.controllersChanged(pads.map(ShellInput.controller))) }
-        service.onCEC = { notice in if notice == .standby { events.post(.tvStandby) } }
+        service.onCEC = { notice in if case .standby = notice { events.post(.tvStandby) } }
     }
 
     /// - Returns: a sentence when input cannot run at all.
