@@ -22,16 +22,30 @@ public struct InputObservation: Sendable {
         public init(node: String, name: String, writable: Bool) { self.node = node; self.name = name; self.writable = writable }
     }
 
+    /// One `/dev/cec*` node as the kernel reports it (CEC_ADAP_G_CAPS, CEC_ADAP_G_PHYS_ADDR).
+    public struct CECAdapter: Sendable, Equatable {
+        public var node: String
+        /// The driver and adapter name ("vivid: vivid-000-vid-out0"); empty when it did not open.
+        public var name: String
+        /// nil: opened read/write; else why not.
+        public var openError: String?
+        /// The HDMI physical address (0x1000 is 1.0.0.0); nil when the adapter has none
+        /// (0xffff: no hot-plug or EDID from a sink — the TV is off or on another output).
+        public var physicalAddress: UInt16?
+        public init(node: String, name: String = "", openError: String? = nil, physicalAddress: UInt16? = nil) {
+            self.node = node; self.name = name; self.openError = openError; self.physicalAddress = physicalAddress
+        }
+    }
+
     public var devices: [Device]
     public var dualSenseHidraw: [Hidraw]
     /// The rules file the package installs, and whether it is there.
     public var udevRulesPath: String
     public var udevRulesInstalled: Bool
-    /// `/dev/cec*` nodes.
-    public var cecAdapters: [String]
+    public var cecAdapters: [CECAdapter]
 
     public init(devices: [Device], dualSenseHidraw: [Hidraw] = [], udevRulesPath: String, udevRulesInstalled: Bool,
-                cecAdapters: [String] = []) {
+                cecAdapters: [CECAdapter] = []) {
         self.devices = devices; self.dualSenseHidraw = dualSenseHidraw; self.udevRulesPath = udevRulesPath
         self.udevRulesInstalled = udevRulesInstalled; self.cecAdapters = cecAdapters
     }
@@ -74,10 +88,29 @@ public enum InputJudge {
             ? Finding("udev rules", .ok, "\(o.udevRulesPath) is installed.")
             : Finding("udev rules", .degraded, "\(o.udevRulesPath) is not installed: pads' hidraw nodes and uinput may not be accessible.",
                       action: "Install the punktfunk-kiosk package, or copy udev/ from the source tree to /etc/udev/rules.d and run `udevadm trigger`."))
-        findings.append(o.cecAdapters.isEmpty
-            ? Finding("CEC", .notAvailable, "no CEC adapter (/dev/cec*): the TV remote cannot drive the kiosk.", informational: true)
-            : Finding("CEC", .notAvailable, "\(o.cecAdapters.joined(separator: ", ")) found; CEC support is not built in this version.",
-                      facts: [Fact("adapters", o.cecAdapters.joined(separator: ", "))], informational: true))
+        if o.cecAdapters.isEmpty {
+            findings.append(Finding("CEC", .notAvailable, "no CEC adapter (/dev/cec*): the TV remote cannot drive the kiosk.", informational: true))
+        }
+        for a in o.cecAdapters { findings.append(cecFinding(a)) }
         return Section(.input, findings)
+    }
+
+    /// An adapter that opens and has a physical address carries the remote; one without an
+    /// address waits for the TV (informational: the box is fine); one that does not open is
+    /// a permission the package's udev rule gives.
+    static func cecFinding(_ a: InputObservation.CECAdapter) -> Finding {
+        let label = a.name.isEmpty ? a.node : "\(a.node) (\(a.name))"
+        if let error = a.openError {
+            return Finding("CEC", .degraded, "\(a.node) cannot be opened (\(error)): the TV remote cannot drive the kiosk.",
+                           action: "Install the package (its udev rule gives /dev/cec* to the video group) and add the kiosk's user to video.")
+        }
+        guard let address = a.physicalAddress else {
+            return Finding("CEC", .notAvailable,
+                           "\(label) has no physical address: the TV is off or not on this output; the remote works once it is.",
+                           informational: true)
+        }
+        let dotted = (0..<4).map { String(address >> (12 - 4 * $0) & 0xF, radix: 16) }.joined(separator: ".")
+        return Finding("CEC", .ok, "\(label) at physical address \(dotted): the TV's remote and power reach the kiosk.",
+                       facts: [Fact("physical address", dotted)])
     }
 }

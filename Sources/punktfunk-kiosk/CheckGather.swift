@@ -1,6 +1,7 @@
 import CALSA
 import Display
 import Foundation
+import Input
 import Kiosk
 import PunktfunkSession
 import SelfCheck
@@ -196,7 +197,11 @@ enum CheckGather {
         let rules = ["/lib/udev/rules.d/70-punktfunk-kiosk.rules", "/usr/lib/udev/rules.d/70-punktfunk-kiosk.rules",
                      "/etc/udev/rules.d/70-punktfunk-kiosk.rules"]
         let installed = rules.first { fm.fileExists(atPath: $0) }
-        let cec = ((try? fm.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("cec") }.sorted().map { "/dev/\($0)" }
+        // Read as probe reads them: opened, asked, closed — nothing claimed or sent.
+        let cec = CECAdapterSummary.list().map { a in
+            InputObservation.CECAdapter(node: a.path, name: a.problem == nil ? "\(a.driver): \(a.name)" : "", openError: a.problem,
+                                        physicalAddress: a.problem != nil || a.physicalAddress == 0xFFFF ? nil : a.physicalAddress)
+        }
         return InputObservation(devices: devices, dualSenseHidraw: hidraw, udevRulesPath: installed ?? rules[0],
                                 udevRulesInstalled: installed != nil, cecAdapters: cec)
     }

@@ -95,12 +95,32 @@ struct ReportTests {
         let denied = InputJudge.judge(.init(devices: [.init(node: "/dev/input/event3", name: "kbd", kind: "keyboard", openError: "Permission denied"),
                                                       .init(node: "/dev/input/event4", name: "mouse", kind: "mouse")],
                                             dualSenseHidraw: [.init(node: "/dev/hidraw0", name: "DualSense", writable: false)],
-                                            udevRulesPath: rules, udevRulesInstalled: false, cecAdapters: ["/dev/cec0"]))
+                                            udevRulesPath: rules, udevRulesInstalled: false,
+                                            cecAdapters: [.init(node: "/dev/cec0", openError: "cannot open /dev/cec0: Permission denied")]))
         #expect(denied.verdict == .degraded)
-        #expect(denied.findings.first { $0.subject == "CEC" }?.why.contains("not built in this version") == true)
+        #expect(denied.findings.first { $0.subject == "CEC" }?.verdict == .degraded)
         let grabbed = InputJudge.judge(.init(devices: [.init(node: "/dev/input/event3", name: "kbd", kind: "keyboard", grabError: "Device or resource busy")],
                                              udevRulesPath: rules, udevRulesInstalled: true))
         #expect(grabbed.findings[0].verdict == .degraded)
+    }
+
+    @Test func cecAdapterJudging() {
+        let rules = "/lib/udev/rules.d/70-punktfunk-kiosk.rules"
+        let pad = InputObservation.Device(node: "/dev/input/event7", name: "DualSense", kind: "pad")
+        func cec(_ a: InputObservation.CECAdapter) -> Section {
+            InputJudge.judge(.init(devices: [pad], udevRulesPath: rules, udevRulesInstalled: true, cecAdapters: [a]))
+        }
+        // CEC 1.4b §8.7: a physical address is written n.n.n.n, one hex digit per nibble, most
+        // significant first; the TV is 0.0.0.0 and its first HDMI input's source 1.0.0.0.
+        let linked = cec(.init(node: "/dev/cec0", name: "vivid: vivid-000-vid-out0", physicalAddress: 0x1000))
+        #expect(linked.verdict == .ok)
+        #expect(linked.findings.last?.facts == [Fact("physical address", "1.0.0.0")])
+        let deep = cec(.init(node: "/dev/cec1", name: "x", physicalAddress: 0x21A0))
+        #expect(deep.findings.last?.facts == [Fact("physical address", "2.1.a.0")])
+        // No sink yet: said, but the box is not worse for it.
+        let waiting = cec(.init(node: "/dev/cec0", name: "cros-ec-cec: cros-ec-cec"))
+        #expect(waiting.findings.last?.verdict == .notAvailable)
+        #expect(waiting.verdict == .ok)
     }
 
     @Test func networkJudging() {
