@@ -38,6 +38,8 @@ import Testing
         #expect(ledger.handleDiscarded(token: tokens[3], now: 100) == 3)
         #expect(ledger.handleDiscarded(token: tokens[1], now: 100) == 1)
         #expect(ledger.outstanding == 0)
+        // 0 and 1 had newer commits when discarded (newest wins); 3 was the newest itself.
+        #expect(ledger.stats.discarded == 3 && ledger.stats.superseded == 2)
     }
 
     @Test func hiddenSurfaceStallsWithoutBlockingAndForgetsTheOldest() {
@@ -52,6 +54,30 @@ import Testing
         // An answer resumes it.
         _ = ledger.handlePresented(token: tokens[4], glassNs: 1_100_000_000, refreshNs: 0, flags: [], now: 1_100_000_000)
         #expect(!ledger.isStalled(now: 1_200_000_000))
+    }
+
+    /// Hidden is the compositor's word (wp_presentation: "discarded" — not shown), not its
+    /// silence: headless sway 1.7 shows every picture and answers none.
+    @Test func hiddenOnlyWhenEveryAnswerIsDiscardedForASecond() {
+        let second: UInt64 = 1_000_000_000
+        var silent = PresentationLedger(capacity: 4, stallNs: second)
+        for i in 0..<10 { _ = silent.handleCommit(frameID: UInt64(i), readyNs: 0, now: UInt64(i) * 16_000_000) }
+        #expect(silent.isStalled(now: 3 * second) && !silent.isHidden(now: 3 * second))
+
+        var ledger = PresentationLedger(capacity: 8, stallNs: second)
+        var t = (0..<3).map { ledger.handleCommit(frameID: UInt64($0), readyNs: 0, now: UInt64($0)) }
+        _ = ledger.handlePresented(token: t[0], glassNs: 10, refreshNs: 0, flags: [], now: 10)
+        ledger.handleDiscarded(token: t[1], now: 100)       // superseded: one discard is no verdict
+        #expect(!ledger.isHidden(now: 100 + second / 2))
+        _ = ledger.handlePresented(token: t[2], glassNs: 200, refreshNs: 0, flags: [], now: 200)
+        #expect(!ledger.isHidden(now: 100 + 2 * second))    // a picture was shown since
+        t = (3..<6).map { ledger.handleCommit(frameID: UInt64($0), readyNs: 0, now: 3 * second + UInt64($0)) }
+        for (i, token) in t.enumerated() { ledger.handleDiscarded(token: token, now: 3 * second + UInt64(i) * second / 2) }
+        #expect(!ledger.isHidden(now: 3 * second + second / 2))
+        #expect(ledger.isHidden(now: 4 * second))            // discarded for a second: not shown
+        let back = ledger.handleCommit(frameID: 9, readyNs: 0, now: 5 * second)
+        _ = ledger.handlePresented(token: back, glassNs: 5 * second, refreshNs: 0, flags: [], now: 5 * second)
+        #expect(!ledger.isHidden(now: 7 * second))
     }
 
     @Test func glassBeforeCommitCountsAsZeroLatency() {
