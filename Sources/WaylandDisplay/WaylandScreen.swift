@@ -114,6 +114,9 @@ public final class WaylandScreen {
     private var feedbackSlots: [FeedbackSlot] = []
     private var nextSlot = 0
     private var shownQueue: [PresentationLedger.Shown] = []
+    /// The outstanding `wl_surface.frame` callback and what it says about visibility.
+    private var frameCallback: OpaquePointer?
+    private var visibility = VisibilityWatch()
     public private(set) var stats = WaylandStats()
 
     // linux-dmabuf.
@@ -464,6 +467,10 @@ public final class WaylandScreen {
                                                        flags: [], refreshNs: 0))
             if canvas { canvasShownNs = now; canvasInFlight = nil }
         }
+        if visibility.commit(now: now), let cb = wl_surface_frame(target) {
+            frameCallback = cb
+            wl_callback_add_listener(cb, Self.frameListener.pointer, context(self))
+        }
         if panelNeedsParentCommit { panelNeedsParentCommit = false }
         wl_surface_commit(target)
         stats.presentation = ledger.stats
@@ -471,7 +478,7 @@ public final class WaylandScreen {
 
     /// Pictures that reached glass since the last call (in order), with CLOCK_MONOTONIC times.
     public func takeShown() -> [PresentationLedger.Shown] {
-        stats.hidden = ledger.isHidden(now: MonotonicClock.nowNs())
+        stats.hidden = visibility.isHidden(now: MonotonicClock.nowNs())
         defer { shownQueue.removeAll(keepingCapacity: true) }
         return shownQueue
     }
@@ -494,6 +501,7 @@ public final class WaylandScreen {
         if let shown = ledger.handlePresented(token: slot.token, glassNs: clockMap.monotonic(clockNs),
                                               refreshNs: UInt64(refreshNs), flags: .init(rawValue: flags), now: now) {
             shownQueue.append(shown)
+            visibility.presented(now: now)
             if slot.canvas { canvasShownNs = shown.glassNs }
         }
         if slot.canvas, canvasInFlight != nil { canvasInFlight = nil }
@@ -768,6 +776,7 @@ public final class WaylandScreen {
 
     private func destroyObjects() {
         for slot in feedbackSlots { if let p = slot.proxy { wp_presentation_feedback_destroy(p); slot.proxy = nil } }
+        if let cb = frameCallback { wl_callback_destroy(cb); frameCallback = nil }
         for (_, e) in imported { e.held?.release(); wl_buffer_destroy(e.buffer) }
         imported = [:]
         for trial in trialsAsked { zwp_linux_buffer_params_v1_destroy(trial.params) }
@@ -822,6 +831,15 @@ public final class WaylandScreen {
         },
         configure_bounds: { _, _, _, _ in },
         wm_capabilities: { _, _, _ in }
+    ))
+
+    private static let frameListener = Listener(wl_callback_listener(
+        done: { data, callback, _ in
+            let s = object(data, as: WaylandScreen.self)
+            if let callback { wl_callback_destroy(callback) }
+            s.frameCallback = nil
+            s.visibility.frameDone()
+        }
     ))
 
     private static let fractionalScaleListener = Listener(wp_fractional_scale_v1_listener(

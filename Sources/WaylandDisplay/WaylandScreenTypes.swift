@@ -55,7 +55,7 @@ public struct WaylandStats: Sendable, Equatable {
     /// CPU conversion time, ns: sum and count (mean = sum / shmFrames).
     public var convertNsSum: UInt64 = 0
     public var convertNsMax: UInt64 = 0
-    /// Whether the compositor says the surface is not shown now (every presentation answer
-    /// `discarded` for a second; `PresentationLedger.isHidden`).
+    /// Whether the compositor says the surface is not shown now (a frame callback withheld for a
+    /// second with nothing presented; `VisibilityWatch`).
     public var hidden = false
 }

@@ -56,34 +56,45 @@ import Testing
         #expect(!ledger.isStalled(now: 1_200_000_000))
     }
 
-    /// Hidden is the compositor's word (wp_presentation: "discarded" — not shown), not its
-    /// silence: headless sway 1.7 shows every picture and answers none.
-    @Test func hiddenOnlyWhenEveryAnswerIsDiscardedForASecond() {
-        let second: UInt64 = 1_000_000_000
-        var silent = PresentationLedger(capacity: 4, stallNs: second)
-        for i in 0..<10 { _ = silent.handleCommit(frameID: UInt64(i), readyNs: 0, now: UInt64(i) * 16_000_000) }
-        #expect(silent.isStalled(now: 3 * second) && !silent.isHidden(now: 3 * second))
-
-        var ledger = PresentationLedger(capacity: 8, stallNs: second)
-        var t = (0..<3).map { ledger.handleCommit(frameID: UInt64($0), readyNs: 0, now: UInt64($0)) }
-        _ = ledger.handlePresented(token: t[0], glassNs: 10, refreshNs: 0, flags: [], now: 10)
-        ledger.handleDiscarded(token: t[1], now: 100)       // superseded: one discard is no verdict
-        #expect(!ledger.isHidden(now: 100 + second / 2))
-        _ = ledger.handlePresented(token: t[2], glassNs: 200, refreshNs: 0, flags: [], now: 200)
-        #expect(!ledger.isHidden(now: 100 + 2 * second))    // a picture was shown since
-        t = (3..<6).map { ledger.handleCommit(frameID: UInt64($0), readyNs: 0, now: 3 * second + UInt64($0)) }
-        for (i, token) in t.enumerated() { ledger.handleDiscarded(token: token, now: 3 * second + UInt64(i) * second / 2) }
-        #expect(!ledger.isHidden(now: 3 * second + second / 2))
-        #expect(ledger.isHidden(now: 4 * second))            // discarded for a second: not shown
-        let back = ledger.handleCommit(frameID: 9, readyNs: 0, now: 5 * second)
-        _ = ledger.handlePresented(token: back, glassNs: 5 * second, refreshNs: 0, flags: [], now: 5 * second)
-        #expect(!ledger.isHidden(now: 7 * second))
-    }
-
     @Test func glassBeforeCommitCountsAsZeroLatency() {
         var ledger = PresentationLedger()
         let t = ledger.handleCommit(frameID: 1, readyNs: 0, now: 5_000)
         _ = ledger.handlePresented(token: t, glassNs: 4_000, refreshNs: 0, flags: [], now: 5_001)
         #expect(ledger.stats.lastLatencyNs == 0 && ledger.stats.minLatencyNs == 0)
+    }
+}
+
+/// Hidden is the compositor's word: frame callbacks withheld (wayland.xml, wl_surface.frame).
+@Suite struct VisibilityWatchTests {
+    let second: UInt64 = 1_000_000_000
+
+    @Test func aWithheldFrameCallbackForASecondIsHidden() {
+        var v = VisibilityWatch(stallNs: second)
+        let asked = v.commit(now: 10), askedAgain = v.commit(now: 20)
+        #expect(asked && !askedAgain, "one callback outstanding at a time")
+        #expect(!v.isHidden(now: 10 + second / 2))
+        #expect(v.isHidden(now: 10 + second))
+        v.frameDone()
+        #expect(!v.isHidden(now: 5 * second))
+        let again = v.commit(now: 5 * second)
+        #expect(again)
+    }
+
+    /// Headless sway 1.7: callbacks answered, no presentation feedback at all — shown.
+    @Test func answeredCallbacksWithoutFeedbackAreShown() {
+        var v = VisibilityWatch(stallNs: second)
+        for i in 0..<120 {
+            let t = UInt64(i) * 16_666_667 + 1
+            _ = v.commit(now: t)
+            v.frameDone()
+            #expect(!v.isHidden(now: t + 1))
+        }
+    }
+
+    @Test func aPresentationSinceTheRequestIsShownWhateverTheCallback() {
+        var v = VisibilityWatch(stallNs: second)
+        _ = v.commit(now: 100)
+        v.presented(now: 200)
+        #expect(!v.isHidden(now: 3 * second))
     }
 }

@@ -5,10 +5,10 @@
 /// Driving it (the presenting thread): `handleCommit` for every surface commit that requested a
 /// feedback object (returns the token the feedback's listener carries), then `handlePresented` /
 /// `handleDiscarded` when the compositor answers. Commit on arrival means most superseded commits
-/// come back `discarded`. A surface is *hidden* only when the compositor says so — every answer
-/// `discarded` for `stallNs` (`isHidden`); one that answers nothing at all (headless sway 1.7
-/// presents without feedback) is `isStalled`, which says nothing about what is on screen. The
-/// stream keeps running either way (the kiosk never waits for feedback).
+/// come back `discarded`; a compositor that answers nothing (headless sway 1.7 presents without
+/// feedback, a hidden surface) is `isStalled` — which says nothing about what is on screen
+/// (`VisibilityWatch` does). The stream keeps running either way (the kiosk never waits for
+/// feedback).
 ///
 /// Invariants: every token is answered at most once; at most `capacity` commits are outstanding
 /// (the oldest is forgotten as `unanswered` when more are made); counts only grow.
@@ -71,8 +71,6 @@ public struct PresentationLedger: Sendable {
     public private(set) var refreshNs: UInt64 = 0
     /// The last answer of any kind, CLOCK_MONOTONIC ns (0: none yet).
     public private(set) var lastAnswerNs: UInt64 = 0
-    /// The first `discarded` answer since the last `presented` one, ns (0: none).
-    private var discardingSinceNs: UInt64 = 0
 
     private var ring: [Outstanding]
     private var head = 0     // index of the oldest outstanding
@@ -111,7 +109,6 @@ public struct PresentationLedger: Sendable {
                                          now: UInt64) -> Shown? {
         guard let entry = take(token) else { return nil }
         lastAnswerNs = now
-        discardingSinceNs = 0
         self.refreshNs = refreshNs
         stats.presented += 1
         if flags.contains(.zeroCopy) { stats.zeroCopy += 1 }
@@ -130,17 +127,11 @@ public struct PresentationLedger: Sendable {
     public mutating func handleDiscarded(token: UInt64, now: UInt64) -> UInt64? {
         guard let entry = take(token) else { return nil }
         lastAnswerNs = now
-        if discardingSinceNs == 0 { discardingSinceNs = max(now, 1) }
         stats.discarded += 1
         if entry.token < nextToken - 1 { stats.superseded += 1 }
         return entry.frameID
     }
 
-    /// Whether the compositor says the surface is not shown: its answers have all been
-    /// `discarded` for `stallNs` (none `presented` since). Silence is not an answer.
-    public func isHidden(now: UInt64) -> Bool {
-        discardingSinceNs != 0 && now > discardingSinceNs && now - discardingSinceNs >= stallNs
-    }
 
     /// Whether the oldest outstanding commit has waited `stallNs` without any answer since: the
     /// surface is hidden (or the compositor stopped presenting it). Keep streaming.
