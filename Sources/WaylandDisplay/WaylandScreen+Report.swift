@@ -2,7 +2,9 @@ import Foundation
 import Screen
 
 extension WaylandScreen {
-    /// The per-second stats line's `"display"` member: every commit (`committed`); what reached
+    /// The per-second stats line's `"display"` member: the window's size in surface units and in
+    /// pixels now (`window`, `pixels`: a compositor may configure the fullscreen size only once
+    /// the window is mapped); every commit (`committed`); what reached
     /// glass by the compositor's own word where it gives one (`feedback` `wp_presentation`:
     /// presented, discarded, zero-copy, unanswered; commit → presented latency — without it,
     /// `feedback` is `none` and those members are left out, not zero); how the pictures went
@@ -12,7 +14,8 @@ extension WaylandScreen {
     public var statsMember: String? {
         let s = stats, p = s.presentation
         let ms = { (ns: UInt64) in String(format: "%.2f", Double(ns) / 1e6) }
-        var member = "\"display\":{\"backend\":\"wayland\",\"committed\":\(s.committed),"
+        var member = "\"display\":{\"backend\":\"wayland\",\"window\":\"\(layout.logicalWidth)x\(layout.logicalHeight)\","
+            + "\"pixels\":\"\(layout.pixelWidth)x\(layout.pixelHeight)\",\"committed\":\(s.committed),"
         if connection.presentation != nil {
             member += "\"feedback\":\"wp_presentation\",\"presented\":\(p.presented),\"discarded\":\(p.discarded),"
                 + "\"superseded\":\(p.superseded),"

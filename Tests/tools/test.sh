@@ -8,6 +8,10 @@ Tests/tools/install-deps.sh
 swift build --build-tests
 Tests/tools/fuzz.sh
 swift test --skip-build
-Tests/wayland/run.sh     # under headless sway, weston and cage (as the test user wltest when root); about a minute
+# The release kiosk for the Wayland harness's timing cases (pacing, CPU-scaled pictures) and the
+# VM harness (which finds it built).
+swift build -c release --product punktfunk-kiosk
+swift build -c release --product pf-testhost
+PF_WL_KIOSK=.build/release/punktfunk-kiosk Tests/wayland/run.sh   # headless sway, weston, cage, KWin, mutter (as the test user wltest when root); about four minutes
 Tests/tools/build-deb.sh --check   # the Debian package: lintian (no errors), systemd-analyze verify on the unit, desktop-file-validate, no keyboard/mouse uaccess in its udev rules
 Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot (builds a release kiosk)
