@@ -55,7 +55,7 @@ import Screen
         #expect(larger.map(\.route) == [.plane, .cpu])
     }
 
-    @Test func theBudgetJudgesEightPicturesAfterFourOfWarmUpOnce() {
+    @Test func theBudgetJudgesEightPicturesAfterTwoOfWarmUpOnce() {
         var b = CPUFitBudget(budgetNs: 8_000_000)
         for _ in 0..<CPUFitBudget.warmUp { #expect(b.record(100_000_000) == nil) }  // page faults: not judged
         for _ in 0..<7 { #expect(b.record(9_000_000) == nil) }
@@ -65,5 +65,19 @@ import Screen
         var ok = CPUFitBudget(budgetNs: 8_000_000)
         for _ in 0..<(CPUFitBudget.warmUp + CPUFitBudget.judged) { #expect(ok.record(3_000_000) == nil) }
         #expect(ok.meanNs == 3_000_000)
+    }
+
+    /// An emulated CPU (the VM's TCG guest: 90–600 ms a picture) is refused at its first judged
+    /// picture, not after eight more seconds of slow pictures.
+    @Test func oneHopelessConversionEndsTheJudging() {
+        var b = CPUFitBudget(budgetNs: 8_000_000)
+        for _ in 0..<CPUFitBudget.warmUp { _ = b.record(240_000_000) }
+        #expect(b.record(240_000_000) == 240_000_000)
+        #expect(b.record(1_000) == nil)
+        var spike = CPUFitBudget(budgetNs: 8_000_000)
+        for _ in 0..<CPUFitBudget.warmUp { _ = spike.record(1) }
+        #expect(spike.record(20_000_000) == nil, "2.5× the budget once: the average decides")
+        for _ in 0..<7 { #expect(spike.record(2_000_000) == nil) }
+        #expect(spike.meanNs == 4_250_000)
     }
 }

@@ -111,34 +111,29 @@ elif wants sway; then
   result FAIL "sway: demo --display wayland fills the screen" "sway did not start: $(tail -c 300 "$out/kiosk-sway.log")"
 fi
 
+# sway_demo NAME WHO MODE LOGICAL OUTPUT-SETTINGS…: `demo --display wayland` under a sway whose
+# output has these settings, a grim shot, judged by demo_shown (MODE pixels, a LOGICAL window).
+sway_demo() {
+  local name="$1" who="$2" mode="$3" logical="$4"; shift 4
+  if start_sway "$name" "$@"; then
+    on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/$name.stdout" 2> "$out/$name.stderr" &
+    k=$!
+    sleep 5
+    on grim - > "$out/$name.png" 2>> "$out/grim.log"
+    wait $k; rc=$?
+    demo_shown "$who" "$out/$name.png" "$out/$name.stderr" "$mode" silent fit $rc "$logical"
+    stop $pid
+  else
+    result FAIL "$who: demo fills the screen" "sway did not start: $(tail -c 300 "$out/$name.log")"
+  fi
+}
 # A fractional scale: sway 1.7 at 1.5 says `wl_output.scale` 2 and has no fractional-scale
 # protocol; the window is 1280x720 logical, 1920x1080 pixels — what the host must be asked for
 # (not 1280x720 × 2).
-if wants sway && start_sway kiosk-sway-scaled 1920x1080 scale 1.5; then
-  on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-scaled.stdout" 2> "$out/kiosk-sway-scaled.stderr" &
-  k=$!
-  sleep 5
-  on grim - > "$out/kiosk-sway-scaled.png" 2>> "$out/grim.log"
-  wait $k; rc=$?
-  demo_shown "sway at scale 1.5" "$out/kiosk-sway-scaled.png" "$out/kiosk-sway-scaled.stderr" 1920x1080 silent fit $rc 1280x720
-  stop $pid
-elif wants sway; then
-  result FAIL "sway at scale 1.5: demo fills the screen" "sway did not start: $(tail -c 300 "$out/kiosk-sway-scaled.log")"
-fi
-
+wants sway && sway_demo kiosk-sway-scaled "sway at scale 1.5" 1920x1080 1280x720 1920x1080 scale 1.5
 # A rotated output: 1280x720 turned 90° is a 720x1280 portrait screen; the demo is letterboxed on
 # the video subsurface.
-if wants sway && start_sway kiosk-sway-rotated 1280x720 transform 90; then
-  on "$KIOSK" demo --display wayland --seconds $kiosk_seconds > "$out/kiosk-sway-rotated.stdout" 2> "$out/kiosk-sway-rotated.stderr" &
-  k=$!
-  sleep 5
-  on grim - > "$out/kiosk-sway-rotated.png" 2>> "$out/grim.log"
-  wait $k; rc=$?
-  demo_shown "sway turned 90°" "$out/kiosk-sway-rotated.png" "$out/kiosk-sway-rotated.stderr" 720x1280 silent fit $rc
-  stop $pid
-elif wants sway; then
-  result FAIL "sway turned 90°: demo fills the screen" "sway did not start: $(tail -c 300 "$out/kiosk-sway-rotated.log")"
-fi
+wants sway && sway_demo kiosk-sway-rotated "sway turned 90°" 720x1280 720x1280 1280x720 transform 90
 
 if wants weston && start_weston kiosk-weston 1024x768; then
   # 4:3: the 16:9 demo is letterboxed on the video subsurface above the toplevel's black.
