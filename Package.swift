@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Screen", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),
-        .testTarget(name: "ScreenTests", dependencies: ["Screen"]),
+        .testTarget(name: "ScreenTests", dependencies: ["Screen", "FFmpegOracle"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
         .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "Screen", "VideoFrames", "SystemClock", "Input",
                                                               "PunktfunkWire", "CWaylandClient", "CWaylandProtocols"]),

@@ -8,6 +8,7 @@
 #include "../generated/idle-inhibit-unstable-v1-protocol.c"
 #include "../generated/content-type-v1-protocol.c"
 #include "../generated/single-pixel-buffer-v1-protocol.c"
+#include "../generated/fractional-scale-v1-protocol.c"
 #include "../generated/relative-pointer-unstable-v1-protocol.c"
 #include "../generated/pointer-constraints-unstable-v1-protocol.c"
 #include "../generated/keyboard-shortcuts-inhibit-unstable-v1-protocol.c"

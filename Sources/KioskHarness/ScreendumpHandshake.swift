@@ -19,6 +19,12 @@ public final class ScreendumpHandshake: GlassCheckpoint {
 
     public func reached(_ n: Int) -> Int32 {
         if let overlayDumpPrefix { dumpOverlay(prefix: overlayDumpPrefix, frame: n) }
+        // Where this picture lies on the CRTC (the harness judges the dump there).
+        if let p = presenter.placementOnGlass {
+            var line = "{\"screendump\":{\"frame\":\(n),\"picture\":\"\(p.picture)\",\"place\":\"\(p.place)\",\"scaler\":\"\(p.route.name)\""
+            if case .oneToOne(let why) = p.route { line += ",\"why\":\(JSON.string(why))" }
+            FileHandle.standardError.write(Data((line + "}}\n").utf8))
+        }
         print("@@SCREENDUMP frame-\(n)")
         fflush(nil)  // all C streams, stdout included (print writes through it)
         return 0

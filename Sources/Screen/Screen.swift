@@ -76,6 +76,9 @@ public protocol Screen: AnyObject {
 
     // MARK: A stream on glass
 
+    /// How pictures whose size differs from the screen's are shown (`PlaneGeometry.place`), from
+    /// the next picture on.
+    var scaling: PictureScaling { get set }
     /// The screen's own counters for the per-second JSON stats line, as one JSON object member
     /// (`"display":{…}`); nil when it keeps none there (KMS: its flip log). Presenting thread.
     var statsMember: String? { get }

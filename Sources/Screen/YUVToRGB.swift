@@ -61,9 +61,11 @@ public enum RGBLayout: Sendable, Equatable, CustomStringConvertible {
 ///
 /// **Chroma siting: nearest.** Output pixel (x, y) takes the chroma pair at (x/2, y/2) of the
 /// 4:2:0 plane (each chroma sample covers its 2×2 luma block), as libswscale's unscaled YUV→RGB
-/// paths do; no interpolation. When the picture is scaled down, luma and chroma are both sampled
-/// nearest: output column dx reads source column ⌊(2·dx+1)·srcW / (2·dstW)⌋ (same for rows),
-/// chroma at half that source position.
+/// paths do; no interpolation. When the picture is scaled (up or down), luma and chroma are both
+/// sampled nearest: output column dx reads source column ⌊(2·dx+1)·srcW / (2·dstW)⌋ (same for
+/// rows), chroma at half that source position. Scaled up, each source row is converted once (the
+/// vector path, into a scratch row) and its pixels repeated; an output row that reads the same
+/// source row as the one above is a copy of it.
 ///
 /// Output pixels are little-endian 32-bit words in `output`'s layout: 0xFF_RR_GG_BB
 /// (`DRM_FORMAT_XRGB8888`) by default, or 2:10:10:10 (XRGB2101010 / XBGR2101010) so a 10-bit
@@ -118,8 +120,9 @@ public struct YUVToRGBConverter: Sendable, Equatable {
 
     /// Converts the frame's visible window into `destination` (32-bit pixel rows `pitch` bytes apart)
     /// at `rect`. When `rect` is the visible size the copy is 1:1; otherwise it is resampled
-    /// nearest (see the type's comment) using `columns`, a caller-owned scratch array that is
-    /// resized only when the geometry changes (no allocation per frame in steady state).
+    /// nearest (see the type's comment) using `columns`, a caller-owned scratch array (the
+    /// column map and one converted row) that is rebuilt only when the geometry changes (no
+    /// allocation per frame in steady state).
     ///
     /// - Precondition: `rect` lies inside the destination buffer, whose rows are `pitch` bytes.
     /// - Throws: `ScreenError.badFrame` when the frame's planes are shorter than its geometry says.
@@ -138,37 +141,60 @@ public struct YUVToRGBConverter: Sendable, Equatable {
               chroma.bytes.count >= ((top + sh - 1) / 2) * chroma.stride + ((left + sw - 1) / 2 + 1) * 2 * bps
         else { throw .badFrame("planes smaller than \(frame.width)x\(frame.height) crop \(frame.crop)") }
         let scaled = rect.width != sw || rect.height != sh
-        if scaled {
-            if columns.count != rect.width {
-                columns = (0..<rect.width).map { Int32(left + (2 * $0 + 1) * sw / (2 * rect.width)) }
-            }
-        }
+        // Widening: convert each source row whole (vector path) and repeat its pixels.
+        let widening = scaled && rect.width >= sw
+        if scaled { Self.prepare(&columns, width: rect.width, sourceWidth: sw, left: left) }
         luma.bytes.withUnsafeBytes { yBuf in
             chroma.bytes.withUnsafeBytes { cBuf in
-                columns.withUnsafeBufferPointer { cols in
+                columns.withUnsafeMutableBufferPointer { scratch in
+                    let cols = scaled ? scratch.baseAddress! + Self.headerCount : nil
+                    let rowScratch = scaled
+                        ? UnsafeMutableRawPointer(scratch.baseAddress! + Self.headerCount + rect.width).assumingMemoryBound(to: UInt32.self)
+                        : nil
+                    var lastSy = -1
+                    var lastOut: UnsafeMutablePointer<UInt32>?
                     for dy in 0..<rect.height {
                         let sy = top + (scaled ? (2 * dy + 1) * sh / (2 * rect.height) : dy)
                         let out = (destination + (rect.y + dy) * pitch + rect.x * 4)
                             .assumingMemoryBound(to: UInt32.self)
+                        if sy == lastSy, let lastOut {  // the same source row as the output row above
+                            out.update(from: lastOut, count: rect.width)
+                            continue
+                        }
+                        lastSy = sy; lastOut = out
                         let yRow = yBuf.baseAddress! + sy * luma.stride
                         let cRow = cBuf.baseAddress! + (sy >> 1) * chroma.stride
-                        if bps == 1 {
-                            if scaled {
-                                scaledRow8(yRow, cRow, cols.baseAddress!, out, rect.width)
+                        if widening, let cols, let rowScratch {
+                            if bps == 1 { row8(yRow, cRow, left, rowScratch, sw) } else { row16(yRow, cRow, left, rowScratch, sw) }
+                            for x in 0..<rect.width { out[x] = rowScratch[Int(cols[x]) - left] }
+                        } else if let cols {
+                            if bps == 1 {
+                                scaledRow8(yRow, cRow, cols, out, rect.width)
                             } else {
-                                row8(yRow, cRow, left, out, sw)
+                                scaledRow16(yRow, cRow, cols, out, rect.width)
                             }
+                        } else if bps == 1 {
+                            row8(yRow, cRow, left, out, sw)
                         } else {
-                            if scaled {
-                                scaledRow16(yRow, cRow, cols.baseAddress!, out, rect.width)
-                            } else {
-                                row16(yRow, cRow, left, out, sw)
-                            }
+                            row16(yRow, cRow, left, out, sw)
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Scratch layout: [output width, source width, left] · column map (output width entries:
+    /// the source column of each output column) · one converted source row (source width
+    /// pixels, as bit patterns).
+    private static let headerCount = 3
+
+    /// (Re)builds the scratch for this geometry; untouched when it already is.
+    private static func prepare(_ scratch: inout [Int32], width: Int, sourceWidth sw: Int, left: Int) {
+        if scratch.count == headerCount + width + sw, scratch[0] == Int32(width), scratch[1] == Int32(sw),
+           scratch[2] == Int32(left) { return }
+        scratch = [Int32(width), Int32(sw), Int32(left)] + (0..<width).map { Int32(left + (2 * $0 + 1) * sw / (2 * width)) }
+            + [Int32](repeating: 0, count: sw)
     }
 
     // MARK: row kernels (inputs: row starts of the luma and chroma planes; `left` in luma samples)

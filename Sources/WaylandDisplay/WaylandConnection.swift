@@ -32,6 +32,7 @@ final class WaylandConnection {
     private(set) var idleInhibitManager: OpaquePointer?
     private(set) var contentTypeManager: OpaquePointer?
     private(set) var singlePixelManager: OpaquePointer?
+    private(set) var fractionalScaleManager: OpaquePointer?
 
     /// `wp_presentation.clock_id` (nil until told, or without wp_presentation).
     private(set) var presentationClockID: Int32?
@@ -49,8 +50,8 @@ final class WaylandConnection {
     /// Connects to `name` (nil: `WAYLAND_DISPLAY`, else `wayland-0`) and binds the globals.
     init(name: String? = nil) throws(ScreenError) {
         guard let d = name.map({ wl_display_connect($0) }) ?? wl_display_connect(nil) else {
-            let which = name ?? (getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0")
-            throw .unavailable("no Wayland compositor at \(which): \(String(cString: strerror(errno)))")
+            let why = String(cString: strerror(errno))
+            throw .unavailable("There is no Wayland compositor at \(Self.socketPath(name)) (\(why)).")
         }
         display = d
         guard let q = wl_display_create_queue(d) else {
@@ -85,9 +86,21 @@ final class WaylandConnection {
         }
         if idleInhibitManager == nil { notices.append(KioskProtocols.noIdleInhibit) }
         if contentTypeManager == nil { notices.append(KioskProtocols.noContentType) }
+        if fractionalScaleManager == nil, viewporter != nil { notices.append(KioskProtocols.noFractionalScale) }
     }
 
     deinit { disconnect() }
+
+    /// The socket `wl_display_connect` tries for `name` (nil: `WAYLAND_DISPLAY`, else
+    /// `wayland-0`): an absolute name as it is, else inside `XDG_RUNTIME_DIR`.
+    static func socketPath(_ name: String?) -> String {
+        let which = name ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "wayland-0"
+        if which.hasPrefix("/") { return which }
+        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty else {
+            return "\(which) (XDG_RUNTIME_DIR is unset)"
+        }
+        return "\(runtime)/\(which)"
+    }
 
     private var disconnected = false
 
@@ -98,7 +111,7 @@ final class WaylandConnection {
         for (_, o) in outputs { wl_proxy_destroy(o.proxy) }
         outputs = [:]
         for p in [compositor, subcompositor, shm, wmBase, viewporter, presentation, dmabuf, idleInhibitManager,
-                  contentTypeManager, singlePixelManager, registry].compactMap({ $0 }) {
+                  contentTypeManager, singlePixelManager, fractionalScaleManager, registry].compactMap({ $0 }) {
             wl_proxy_destroy(p)
         }
         wl_proxy_wrapper_destroy(UnsafeMutableRawPointer(displayWrapper))
@@ -197,6 +210,8 @@ final class WaylandConnection {
             contentTypeManager = bind(CWayland_wp_content_type_manager_v1(), 1)
         case "wp_single_pixel_buffer_manager_v1":
             singlePixelManager = bind(CWayland_wp_single_pixel_buffer_manager_v1(), 1)
+        case "wp_fractional_scale_manager_v1":
+            fractionalScaleManager = bind(CWayland_wp_fractional_scale_manager_v1(), 1)
         case "wl_output":
             guard let proxy = bind(CWayland_wl_output(), 4) else { return }
             outputs[name] = (proxy, OutputState(globalName: name))
@@ -247,9 +262,9 @@ final class WaylandConnection {
     ))
 
     private static let outputListener = Listener(wl_output_listener(
-        geometry: { data, proxy, _, _, _, _, _, make, model, _ in
+        geometry: { data, proxy, _, _, _, _, _, make, model, transform in
             let m = make.map { String(cString: $0) } ?? "", n = model.map { String(cString: $0) } ?? ""
-            object(data, as: WaylandConnection.self).updateOutput(proxy) { $0.handleGeometry(make: m, model: n) }
+            object(data, as: WaylandConnection.self).updateOutput(proxy) { $0.handleGeometry(make: m, model: n, transform: transform) }
         },
         mode: { data, proxy, flags, w, h, refresh in
             object(data, as: WaylandConnection.self).updateOutput(proxy) {

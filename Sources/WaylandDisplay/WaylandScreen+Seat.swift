@@ -15,10 +15,9 @@ extension WaylandScreen {
         return seat
     }
 
-    /// The surface's logical size (the mode ÷ the output's scale) and the mode in pixels: what
+    /// The surface's logical size (as configured) and the mode in pixels: what
     /// `WaylandSeat.setGeometry` scales absolute pointer positions between.
     public var seatGeometry: (surfaceWidth: Int, surfaceHeight: Int, panelWidth: Int, panelHeight: Int) {
-        let m = mode, scale = max(1, currentOutput?.scale ?? 1)
-        return (m.width / scale, m.height / scale, m.width, m.height)
+        (layout.logicalWidth, layout.logicalHeight, layout.pixelWidth, layout.pixelHeight)
     }
 }

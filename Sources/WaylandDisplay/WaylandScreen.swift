@@ -9,8 +9,9 @@ internal import CWaylandClient
 internal import CWaylandProtocols
 
 /// The screen under a compositor: one fullscreen xdg toplevel (app id `punktfunk-kiosk`) whose
-/// own surface shows the shell's canvas or the stream's pictures, a subsurface for the panel over
-/// the stream, and `wp_presentation` feedback per commit.
+/// own surface shows the shell's canvas or the stream's pictures, a video subsurface for a
+/// picture that does not cover the screen, a subsurface for the panel over the stream, and
+/// `wp_presentation` feedback per commit.
 ///
 /// Threading: every call on the thread that created it (the presenting thread); its objects live
 /// on the connection's private event queue.
@@ -24,26 +25,40 @@ internal import CWaylandProtocols
 /// asked with the asynchronous `create`, never `create_immed`, whose failure may be fatal —
 /// `DmabufImportTrials`), else read back and shown through wl_shm.
 ///
-/// Geometry: with `wp_viewporter` a picture's buffer is its visible size and the viewport scales
-/// it onto the largest centered rectangle of the configured size (a fullscreen surface smaller
-/// than the output is centered by the compositor, xdg-shell.xml `set_fullscreen`); without, the
-/// buffer is the configured size × scale and the picture is placed 1:1 (scaled down if needed)
-/// with black bars, on the CPU.
+/// Geometry (`SurfaceLayout`, `PlaneGeometry.place`): the toplevel's surface always covers the
+/// configured size, whatever a compositor does with smaller surfaces (KWin 5.27 puts them in the
+/// top-left corner). With `wp_viewporter` a picture's buffer is its visible size and a viewport
+/// scales it onto its place: on the toplevel's own surface when that is the whole screen (one
+/// surface, so a compositor may scan it out), else on the video subsurface above a black
+/// toplevel (a single-pixel buffer, or a 1×1 wl_shm one, stretched by the toplevel's viewport).
+/// Without a viewporter (cage 0.1.4) the buffer is the configured size × scale and the CPU
+/// conversion draws the picture at its place with black bars — fitted while that stays within
+/// `CPUFitBudget`, else 1:1. The host is asked for the window's real pixels (`mode`):
+/// `wp_fractional_scale_v1` where offered, else the output's mode for a fullscreen window.
 public final class WaylandScreen {
     let connection: WaylandConnection
-    private let surface: OpaquePointer
+    let surface: OpaquePointer
     private let xdgSurface: OpaquePointer
     private let toplevel: OpaquePointer
-    private var viewport: OpaquePointer?
+    var viewport: OpaquePointer?
+    let viewportState = ViewportState()
+    private var fractionalScale: OpaquePointer?
+    /// `wp_fractional_scale_v1.preferred_scale` × 120 (nil: not said).
+    private var fractionalScale120: Int?
     private var contentType: OpaquePointer?
     private var idleInhibitor: OpaquePointer?
 
     // Configure handshake: the pending values of the toplevel's configure, applied on the
     // xdg_surface's configure (serial).
     private var pendingWidth: Int32 = 0, pendingHeight: Int32 = 0
+    private var pendingFullscreen = true
+    /// The last acked configure's size and fullscreen state (the layout is recomputed from them
+    /// when the output or the preferred scale changes).
+    private var configuredWidth: Int32 = 0, configuredHeight: Int32 = 0
+    private var configuredFullscreen = true
     private var configured = false
     private var closeRequested = false
-    private var layout = SurfaceLayout(logicalWidth: 1280, logicalHeight: 720, scale: 1)
+    var layout = SurfaceLayout(logicalWidth: 1280, logicalHeight: 720, scale: 1)
     /// The output the surface entered last (wl_surface.enter), nil: none yet (the first output).
     private var enteredOutput: OpaquePointer?
     private var pendingChanges: [ScreenChange] = []
@@ -63,9 +78,29 @@ public final class WaylandScreen {
     private var converter: YUVToRGBConverter?
     private var columns: [Int32] = []
 
+    // The video subsurface (a picture that does not cover the screen) and the black under it.
+    var videoSurface: OpaquePointer?
+    var videoSubsurface: OpaquePointer?
+    var videoViewport: OpaquePointer?
+    let videoViewportState = ViewportState()
+    /// Where the last picture went: nowhere yet, the toplevel itself, or the subsurface at a
+    /// logical rectangle.
+    var videoPlacement = VideoPlacement.none
+    var blackBuffer: OpaquePointer?
+    var blackPool: ShmBufferPool?
+    /// How pictures are placed, and the CPU scale's budget (no viewporter).
+    public var scaling: PictureScaling = .fit
+    var cpuFit = CPUFitBudget(budgetNs: 0)
+    var cpuFitLayout: (picture: PixelRect, buffer: PixelRect)?
+    var cpuFitRefusals: [CPUFitKey: UInt64] = [:]
+    /// Where the newest picture went, for the stats.
+    var fitState: FitState?
+
     // The panel's subsurface.
     private var panelSurface: OpaquePointer?
     private var panelSubsurface: OpaquePointer?
+    private var panelViewport: OpaquePointer?
+    private let panelViewportState = ViewportState()
     private var panelPool: ShmBufferPool?
     private var panelMapped = false
     public private(set) var panelGeneration: UInt64?
@@ -79,6 +114,9 @@ public final class WaylandScreen {
     private var feedbackSlots: [FeedbackSlot] = []
     private var nextSlot = 0
     private var shownQueue: [PresentationLedger.Shown] = []
+    /// The outstanding `wl_surface.frame` callback and what it says about visibility.
+    private var frameCallback: OpaquePointer?
+    private var visibility = VisibilityWatch()
     public private(set) var stats = WaylandStats()
 
     // linux-dmabuf.
@@ -123,11 +161,18 @@ public final class WaylandScreen {
         xdg_toplevel_set_title(toplevel, title)
         xdg_toplevel_set_fullscreen(toplevel, nil)
         if let vp = c.viewporter { viewport = wp_viewporter_get_viewport(vp, surface) }
+        if let m = c.fractionalScaleManager, viewport != nil {
+            fractionalScale = wp_fractional_scale_manager_v1_get_fractional_scale(m, surface)
+            wp_fractional_scale_v1_add_listener(fractionalScale, Self.fractionalScaleListener.pointer, context(self))
+        }
         if let m = c.contentTypeManager {
             contentType = wp_content_type_manager_v1_get_surface_content_type(m, surface)
             wp_content_type_v1_set_content_type(contentType, UInt32(WP_CONTENT_TYPE_V1_TYPE_GAME.rawValue))
         }
-        if let sub = c.subcompositor { createPanelSurface(sub) }
+        if let sub = c.subcompositor {
+            if c.viewporter != nil { createVideoSurface(sub) }  // below the panel: made first
+            createPanelSurface(sub)
+        }
         if let d = c.dmabuf, c.dmabufVersion >= 4 {
             dmabufFeedbackProxy = zwp_linux_dmabuf_v1_get_surface_feedback(d, surface)
             zwp_linux_dmabuf_feedback_v1_add_listener(dmabufFeedbackProxy, Self.dmabufFeedbackListener.pointer,
@@ -162,10 +207,9 @@ public final class WaylandScreen {
     /// `wayland HEADLESS-1 1280x720@60`.
     public var name: String { "wayland \(currentOutput?.displayName ?? "output") \(mode.name)" }
 
-    /// The configured size × scale and the output's refresh (0 when it does not say).
+    /// The window's pixels (`SurfaceLayout`) and the output's refresh (0 when it does not say).
     public var mode: ScreenMode {
-        ScreenMode(width: layout.bufferWidth, height: layout.bufferHeight,
-                   refreshMilliHz: currentOutput?.refreshMilliHz ?? 0)
+        ScreenMode(width: layout.pixelWidth, height: layout.pixelHeight, refreshMilliHz: currentOutput?.refreshMilliHz ?? 0)
     }
 
     /// The output's name for changes and logs.
@@ -252,7 +296,7 @@ public final class WaylandScreen {
         pendingChanges.append(.lost(sentence: error.description))
     }
 
-    private func flushOrFail() {
+    func flushOrFail() {
         if !isLost, wl_display_flush(connection.display) < 0, errno != EAGAIN { fail(connection.connectionError()) }
     }
 
@@ -273,7 +317,7 @@ public final class WaylandScreen {
         guard !isLost else { throw .lost("the Wayland connection is gone") }
         let pool: ShmBufferPool
         do {
-            pool = try self.pool(&canvasPool, width: layout.bufferWidth, height: layout.bufferHeight, format: 1, count: 3)
+            pool = try self.pool(&canvasPool, width: layout.pixelWidth, height: layout.pixelHeight, format: 1, count: 3)
         } catch { throw error }
         if let i = canvasByID[id] { return canvas(id: id, pool: pool, index: i) }
         guard let i = pool.free() else { return nil }
@@ -292,15 +336,19 @@ public final class WaylandScreen {
         guard !isLost else { throw .lost("the Wayland connection is gone") }
         guard let pool = canvasPool, let i = canvasByID.removeValue(forKey: id) else { return }
         let buffer = pool.attach(i)
+        let unmapping = videoPlacement.onSubsurface
+        if unmapping { unmapVideoSubsurface() }
         wl_surface_attach(surface, buffer, 0, 0)
-        setGeometry(bufferWidth: pool.width, bufferHeight: pool.height, destination: nil)
-        if let damage {
+        fillSurface(bufferWidth: pool.width, bufferHeight: pool.height)
+        if let damage, !unmapping {
             for r in damage { wl_surface_damage_buffer(surface, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height)) }
         } else {
             wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
         }
-        surfaceOrigin = (0, 0)
-        commit(frameID: id, readyNs: MonotonicClock.nowNs(), canvas: true)
+        videoPlacement = .none
+        commit(surface, frameID: id, readyNs: MonotonicClock.nowNs(), canvas: true)
+        if unmapping, let sub = videoSubsurface { wl_subsurface_set_desync(sub) }
+        flushOrFail()
     }
 
     /// Gives a canvas that will not be committed back.
@@ -326,12 +374,13 @@ public final class WaylandScreen {
         case .cpu(let frame):
             return showCPU(frame, frameID: frameID, readyNs: readyNs)
         case .dmaBuf(let frame):
-            if let buffer = importDmabuf(frame, picture: picture) {
-                wl_surface_attach(surface, buffer, 0, 0)
-                placeVideo(bufferWidth: frame.width, bufferHeight: frame.height, crop: frame.crop)
-                wl_surface_damage_buffer(surface, 0, 0, Int32(frame.width), Int32(frame.height))
+            // Without a viewport only a picture of exactly the window's pixels can go as it is.
+            let fits = viewport != nil || (frame.visibleWidth == layout.bufferWidth && frame.visibleHeight == layout.bufferHeight
+                                           && frame.crop == FrameCrop())
+            if fits, let buffer = importDmabuf(frame, picture: picture) {
                 stats.dmabufFrames += 1
-                commit(frameID: frameID, readyNs: readyNs, canvas: false)
+                showVideo(buffer, bufferWidth: frame.width, bufferHeight: frame.height, crop: frame.crop,
+                          frameID: frameID, readyNs: readyNs)
                 return true
             }
             // Not importable: read back (linear only) and go the CPU way.
@@ -345,7 +394,7 @@ public final class WaylandScreen {
     private func showCPU(_ frame: DecodedFrame, frameID: UInt64, readyNs: UInt64) -> Bool {
         let w = frame.visibleWidth, h = frame.visibleHeight
         guard w > 0, h > 0 else { stats.refused += 1; return false }
-        let scaled = connection.viewporter != nil
+        let scaled = viewport != nil
         let deep = frame.pixelFormat.bitDepth == 10 ? deepShm : nil
         let format = deep?.format ?? 1
         let pool: ShmBufferPool
@@ -354,13 +403,13 @@ public final class WaylandScreen {
                           : try self.pool(&videoPool, width: layout.bufferWidth, height: layout.bufferHeight, format: format, count: 4)
         } catch { fail(error); return false }
         guard let i = pool.free() else { stats.noFreeBuffer += 1; return false }
-        let rect: (x: Int, y: Int, width: Int, height: Int)
+        let rect: PixelRect
         if scaled {
-            rect = (0, 0, w, h)
+            rect = PixelRect(x: 0, y: 0, width: w, height: h)
         } else {
-            guard let r = layout.bufferPlacement(width: w, height: h) else { return false }
+            guard let r = cpuPlace(width: w, height: h) else { return false }
             rect = r
-            let tag = r.x << 32 | r.y << 16 | r.width
+            let tag = r.x << 48 | r.y << 32 | r.width << 16 | r.height
             if pool.tags[i] != tag {  // black bars once per buffer and placement
                 memset(pool.pixels(i), 0, pool.stride * pool.height)
                 pool.tags[i] = tag
@@ -383,65 +432,28 @@ public final class WaylandScreen {
         stats.convertNsMax = max(stats.convertNsMax, dt)
         stats.shmFrames += 1
         if deep != nil { stats.shmDeepFrames += 1 }
-        wl_surface_attach(surface, pool.attach(i), 0, 0)
         if scaled {
-            placeVideo(bufferWidth: w, bufferHeight: h, crop: FrameCrop())
+            showVideo(pool.attach(i), bufferWidth: w, bufferHeight: h, crop: FrameCrop(), frameID: frameID, readyNs: readyNs)
         } else {
-            setGeometry(bufferWidth: pool.width, bufferHeight: pool.height, destination: nil)
-            surfaceOrigin = (0, 0)
+            judgeCPUFit(ns: dt, picture: (w, h))
+            wl_surface_attach(surface, pool.attach(i), 0, 0)
+            fillSurface(bufferWidth: pool.width, bufferHeight: pool.height)
+            wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
+            videoPlacement = .onToplevel
+            commit(surface, frameID: frameID, readyNs: readyNs, canvas: false)
+            flushOrFail()
         }
-        wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))
-        commit(frameID: frameID, readyNs: readyNs, canvas: false)
         return true
-    }
-
-    /// The logical position of the surface's origin on the output (the compositor centers a
-    /// smaller fullscreen surface): panels are placed relative to it.
-    private var surfaceOrigin = (x: 0, y: 0)
-    private var lastDestination: (Int, Int)? = nil
-    private var lastSource: FrameCrop? = nil
-    private var lastBufferSize = (0, 0)
-
-    /// Viewport: source = the visible window of a `bufferWidth × bufferHeight` buffer, destination
-    /// = where `SurfaceLayout.place` puts it (1:1 when it fits, else fitted, centered).
-    private func placeVideo(bufferWidth: Int, bufferHeight: Int, crop: FrameCrop) {
-        let vw = bufferWidth - crop.left - crop.right, vh = bufferHeight - crop.top - crop.bottom
-        guard let fit = layout.place(width: vw, height: vh) else { return }
-        setGeometry(bufferWidth: bufferWidth, bufferHeight: bufferHeight, destination: (fit.width, fit.height), crop: crop)
-        surfaceOrigin = (fit.x, fit.y)
-    }
-
-    /// Sets the buffer scale / viewport for the next commit (only what changed is sent).
-    private func setGeometry(bufferWidth: Int, bufferHeight: Int, destination: (Int, Int)?, crop: FrameCrop = FrameCrop()) {
-        if let viewport {
-            wl_surface_set_buffer_scale(surface, 1)
-            let dest = destination ?? (layout.logicalWidth, layout.logicalHeight)
-            if lastDestination.map({ $0 != dest }) ?? true {
-                wp_viewport_set_destination(viewport, Int32(dest.0), Int32(dest.1))
-                lastDestination = dest
-            }
-            if lastSource != crop || lastBufferSize != (bufferWidth, bufferHeight) {
-                if crop == FrameCrop() {
-                    wp_viewport_set_source(viewport, wl_fixed_from_int(-1), wl_fixed_from_int(-1),
-                                           wl_fixed_from_int(-1), wl_fixed_from_int(-1))
-                } else {
-                    wp_viewport_set_source(viewport, wl_fixed_from_int(Int32(crop.left)), wl_fixed_from_int(Int32(crop.top)),
-                                           wl_fixed_from_int(Int32(bufferWidth - crop.left - crop.right)),
-                                           wl_fixed_from_int(Int32(bufferHeight - crop.top - crop.bottom)))
-                }
-                lastSource = crop
-                lastBufferSize = (bufferWidth, bufferHeight)
-            }
-        } else {
-            wl_surface_set_buffer_scale(surface, Int32(layout.scale))
-        }
     }
 
     // MARK: Commits and feedback
 
-    private func commit(frameID: UInt64, readyNs: UInt64, canvas: Bool) {
+    /// Commits `target` (the toplevel's surface or the video subsurface) with a presentation
+    /// feedback for the picture or canvas on it. The caller flushes.
+    func commit(_ target: OpaquePointer, frameID: UInt64, readyNs: UInt64, canvas: Bool) {
         let now = MonotonicClock.nowNs()
         lastCommitWasCanvas = canvas
+        stats.committed += 1
         if canvas { canvasInFlight = frameID }
         if let presentation = connection.presentation {
             if now > clockSampledNs + 1_000_000_000 { resampleClock(now: now) }
@@ -452,7 +464,7 @@ public final class WaylandScreen {
             slot.token = token
             slot.canvas = canvas
             slot.screen = self
-            slot.proxy = wp_presentation_feedback(presentation, surface)
+            slot.proxy = wp_presentation_feedback(presentation, target)
             wp_presentation_feedback_add_listener(slot.proxy, Self.feedbackListener.pointer, context(slot))
         } else {
             // No presentation-time (cage 0.1.4): the commit is the best glass time there is.
@@ -460,15 +472,18 @@ public final class WaylandScreen {
                                                        flags: [], refreshNs: 0))
             if canvas { canvasShownNs = now; canvasInFlight = nil }
         }
+        if visibility.commit(now: now), let cb = wl_surface_frame(target) {
+            frameCallback = cb
+            wl_callback_add_listener(cb, Self.frameListener.pointer, context(self))
+        }
         if panelNeedsParentCommit { panelNeedsParentCommit = false }
-        wl_surface_commit(surface)
-        flushOrFail()
+        wl_surface_commit(target)
         stats.presentation = ledger.stats
     }
 
     /// Pictures that reached glass since the last call (in order), with CLOCK_MONOTONIC times.
     public func takeShown() -> [PresentationLedger.Shown] {
-        stats.hidden = ledger.isStalled(now: MonotonicClock.nowNs())
+        stats.hidden = visibility.isHidden(now: MonotonicClock.nowNs())
         defer { shownQueue.removeAll(keepingCapacity: true) }
         return shownQueue
     }
@@ -491,6 +506,7 @@ public final class WaylandScreen {
         if let shown = ledger.handlePresented(token: slot.token, glassNs: clockMap.monotonic(clockNs),
                                               refreshNs: UInt64(refreshNs), flags: .init(rawValue: flags), now: now) {
             shownQueue.append(shown)
+            visibility.presented(now: now)
             if slot.canvas { canvasShownNs = shown.glassNs }
         }
         if slot.canvas, canvasInFlight != nil { canvasInFlight = nil }
@@ -530,6 +546,7 @@ public final class WaylandScreen {
         guard let s = wl_compositor_create_surface(connection.compositor) else { return }
         panelSurface = s
         panelSubsurface = wl_subcompositor_get_subsurface(sub, s, surface)
+        if let vp = connection.viewporter { panelViewport = wp_viewporter_get_viewport(vp, s) }
         wl_subsurface_set_desync(panelSubsurface)
         // Empty input region: the pointer goes to the toplevel underneath.
         let region = wl_compositor_create_region(connection.compositor)
@@ -554,10 +571,16 @@ public final class WaylandScreen {
             }
         }
         wl_surface_attach(ps, pool.attach(i), 0, 0)
-        wl_surface_set_buffer_scale(ps, Int32(layout.scale))
+        // The panel is drawn in the window's pixels; its place in surface units.
+        let place = layout.logical(PixelRect(x: x, y: y, width: width, height: height))
+        if let pv = panelViewport {
+            panelViewportState.set(pv, source: nil, bufferWidth: width, bufferHeight: height,
+                                   destination: (place.width, place.height))
+        } else {
+            wl_surface_set_buffer_scale(ps, Int32(layout.scale))
+        }
         wl_surface_damage_buffer(ps, 0, 0, Int32(width), Int32(height))
-        let s = layout.scale
-        wl_subsurface_set_position(panelSubsurface, Int32(x / s - surfaceOrigin.x), Int32(y / s - surfaceOrigin.y))
+        wl_subsurface_set_position(panelSubsurface, Int32(place.x), Int32(place.y))
         wl_surface_commit(ps)
         wl_surface_commit(surface)  // the position is the parent's state
         flushOrFail()
@@ -710,32 +733,39 @@ public final class WaylandScreen {
 
     // MARK: Configure
 
-    fileprivate func handleToplevelConfigure(width: Int32, height: Int32) {
-        pendingWidth = width; pendingHeight = height
+    fileprivate func handleToplevelConfigure(width: Int32, height: Int32, fullscreen: Bool) {
+        pendingWidth = width; pendingHeight = height; pendingFullscreen = fullscreen
     }
 
     fileprivate func handleSurfaceConfigure(serial: UInt32) {
         xdg_surface_ack_configure(xdgSurface, serial)
-        let out = currentOutput
-        let mode = out.flatMap { $0.width > 0 ? (width: $0.width, height: $0.height) : nil }
-        let next = SurfaceLayout.configured(width: pendingWidth, height: pendingHeight, outputMode: mode, scale: out?.scale ?? 1)
-        let before = self.mode
-        if next != layout || !configured {
-            layout = next
-            lastDestination = nil
-            if configured, before != self.mode { pendingChanges.append(.modeChanged(output: outputName, from: before, to: self.mode)) }
-        }
+        configuredWidth = pendingWidth; configuredHeight = pendingHeight; configuredFullscreen = pendingFullscreen
+        relayout(first: !configured)
         configured = true
     }
 
     fileprivate func handleEnter(_ output: OpaquePointer?) {
-        let before = mode
         enteredOutput = output
-        if let o = connection.output(for: output), o.scale != layout.scale {
-            layout = SurfaceLayout(logicalWidth: layout.logicalWidth, logicalHeight: layout.logicalHeight, scale: o.scale)
-            lastDestination = nil
-        }
-        if configured, before != mode { pendingChanges.append(.modeChanged(output: outputName, from: before, to: mode)) }
+        if configured { relayout(first: false) }
+    }
+
+    fileprivate func handlePreferredScale(_ scale120: UInt32) {
+        fractionalScale120 = Int(scale120)
+        if configured { relayout(first: false) }
+    }
+
+    /// The layout from the last configure, the output the window is on and its preferred scale;
+    /// a change of the window's pixels is news for the runner (and the host).
+    private func relayout(first: Bool) {
+        let out = currentOutput
+        let output = out.map { (width: $0.shownWidth, height: $0.shownHeight, scale: $0.scale) }
+        let next = SurfaceLayout.configured(width: configuredWidth, height: configuredHeight, output: output,
+                                            fullscreen: configuredFullscreen, fractionalScale120: fractionalScale120,
+                                            viewport: viewport != nil)
+        let before = mode
+        guard next != layout || first else { return }
+        layout = next
+        if !first, before != mode { pendingChanges.append(.modeChanged(output: outputName, from: before, to: mode)) }
     }
 
     // MARK: Leaving
@@ -751,6 +781,7 @@ public final class WaylandScreen {
 
     private func destroyObjects() {
         for slot in feedbackSlots { if let p = slot.proxy { wp_presentation_feedback_destroy(p); slot.proxy = nil } }
+        if let cb = frameCallback { wl_callback_destroy(cb); frameCallback = nil }
         for (_, e) in imported { e.held?.release(); wl_buffer_destroy(e.buffer) }
         imported = [:]
         for trial in trialsAsked { zwp_linux_buffer_params_v1_destroy(trial.params) }
@@ -758,10 +789,16 @@ public final class WaylandScreen {
         if let p = dmabufFeedbackProxy { zwp_linux_dmabuf_feedback_v1_destroy(p); dmabufFeedbackProxy = nil }
         if let i = idleInhibitor { zwp_idle_inhibitor_v1_destroy(i); idleInhibitor = nil }
         if let ct = contentType { wp_content_type_v1_destroy(ct); contentType = nil }
+        if let f = fractionalScale { wp_fractional_scale_v1_destroy(f); fractionalScale = nil }
         if let v = viewport { wp_viewport_destroy(v); viewport = nil }
+        if let v = panelViewport { wp_viewport_destroy(v); panelViewport = nil }
         if let s = panelSubsurface { wl_subsurface_destroy(s); panelSubsurface = nil }
         if let s = panelSurface { wl_surface_destroy(s); panelSurface = nil }
-        canvasPool = nil; videoPool = nil; panelPool = nil
+        if let v = videoViewport { wp_viewport_destroy(v); videoViewport = nil }
+        if let s = videoSubsurface { wl_subsurface_destroy(s); videoSubsurface = nil }
+        if let s = videoSurface { wl_surface_destroy(s); videoSurface = nil }
+        if let b = blackBuffer { wl_buffer_destroy(b); blackBuffer = nil }
+        canvasPool = nil; videoPool = nil; panelPool = nil; blackPool = nil
         xdg_toplevel_destroy(toplevel)
         xdg_surface_destroy(xdgSurface)
         wl_surface_destroy(surface)
@@ -781,7 +818,17 @@ public final class WaylandScreen {
     ))
 
     private static let toplevelListener = Listener(xdg_toplevel_listener(
-        configure: { data, _, w, h, _ in object(data, as: WaylandScreen.self).handleToplevelConfigure(width: w, height: h) },
+        configure: { data, _, w, h, states in
+            // xdg_toplevel.state values, uint32 each (xdg-shell.xml): 2 = fullscreen.
+            var fullscreen = false
+            if let states, states.pointee.size > 0, let base = states.pointee.data {
+                let words = UnsafeRawBufferPointer(start: base, count: states.pointee.size)
+                for i in stride(from: 0, to: words.count - 3, by: 4) where words.loadUnaligned(fromByteOffset: i, as: UInt32.self) == 2 {
+                    fullscreen = true
+                }
+            }
+            object(data, as: WaylandScreen.self).handleToplevelConfigure(width: w, height: h, fullscreen: fullscreen)
+        },
         close: { data, _ in
             let s = object(data, as: WaylandScreen.self)
             s.closeRequested = true
@@ -789,6 +836,19 @@ public final class WaylandScreen {
         },
         configure_bounds: { _, _, _, _ in },
         wm_capabilities: { _, _, _ in }
+    ))
+
+    private static let frameListener = Listener(wl_callback_listener(
+        done: { data, callback, _ in
+            let s = object(data, as: WaylandScreen.self)
+            if let callback { wl_callback_destroy(callback) }
+            s.frameCallback = nil
+            s.visibility.frameDone()
+        }
+    ))
+
+    private static let fractionalScaleListener = Listener(wp_fractional_scale_v1_listener(
+        preferred_scale: { data, _, scale in object(data, as: WaylandScreen.self).handlePreferredScale(scale) }
     ))
 
     private static let feedbackListener = Listener(wp_presentation_feedback_listener(

@@ -39,6 +39,9 @@ public enum TenBitShm: String, Sendable, CaseIterable {
 
 /// Counts for the JSON stats.
 public struct WaylandStats: Sendable, Equatable {
+    /// Every commit of a picture or a canvas, whether or not the compositor reports on it.
+    public var committed: UInt64 = 0
+    /// The compositor's own answers (wp_presentation); all zero without it.
     public var presentation = PresentationLedger.Stats()
     /// Video commits through wl_shm (CPU conversion) and through linux-dmabuf.
     public var shmFrames: UInt64 = 0
@@ -52,6 +55,7 @@ public struct WaylandStats: Sendable, Equatable {
     /// CPU conversion time, ns: sum and count (mean = sum / shmFrames).
     public var convertNsSum: UInt64 = 0
     public var convertNsMax: UInt64 = 0
-    /// Whether the surface looks hidden now (no presentation answer for a second).
+    /// Whether the compositor says the surface is not shown now (a frame callback withheld for a
+    /// second with nothing presented; `VisibilityWatch`).
     public var hidden = false
 }

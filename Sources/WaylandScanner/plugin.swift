@@ -30,6 +30,7 @@ struct WaylandScanner: BuildToolPlugin {
         "unstable/idle-inhibit/idle-inhibit-unstable-v1.xml",
         "staging/content-type/content-type-v1.xml",
         "staging/single-pixel-buffer/single-pixel-buffer-v1.xml",
+        "staging/fractional-scale/fractional-scale-v1.xml",
         // For Wayland input (the seat): pointer lock, relative motion, shortcuts inhibit.
         "unstable/relative-pointer/relative-pointer-unstable-v1.xml",
         "unstable/pointer-constraints/pointer-constraints-unstable-v1.xml",

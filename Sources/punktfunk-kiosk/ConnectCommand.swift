@@ -57,6 +57,7 @@ struct ConnectCommand: ParsableCommand {
                                                 decodeWhenHeadless: demo, sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
         configuration.harness = harnessSet.hooks
+        configuration.scaling = display.scalingChoice(config: config)
         try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         // Before any thread exists (the demo host's included): signals are blocked process-wide.
         let runner: KioskRunner

@@ -33,6 +33,7 @@ struct DemoCommand: ParsableCommand {
                                                 decoder: stream.rungs(config: config, fallback: "software"), decodeWhenHeadless: true,
                                                 sessionSeconds: seconds, statsLines: .whenHeadless)
         configuration.harness = harnessSet.hooks
+        configuration.scaling = display.scalingChoice(config: config)
         configuration.shellTrace = harness.shellTrace
         try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         let runner: KioskRunner

@@ -2,6 +2,7 @@ import ArgumentParser
 import Display
 import Foundation
 import Kiosk
+import Screen
 import WaylandDisplay
 import KioskHarness
 
@@ -13,6 +14,8 @@ struct DisplayOptions: ParsableArguments {
     var drmDevice: String?
     @Option(help: "Display mode WxH or WxH@Hz (default: the panel's preferred mode); a host is asked for exactly this mode.")
     var mode: String?
+    @Option(help: "Pictures of another size than the screen: fit (scaled up or down to touch two opposite edges, aspect kept, black around) or native (1:1, centred; larger ones scaled down) (default: the config's `scaling`, else fit).")
+    var scaling: String?
     @Option(name: .customLong("realtime-priority"), help: "SCHED_FIFO priority of the presenting thread, 1-99, or 0 to keep SCHED_OTHER (needs CAP_SYS_NICE or LimitRTPRIO; refused → SCHED_OTHER, said at start).")
     var realtimePriority: Int32 = PresentThreadScheduling.defaultPriority
     @Option(name: .customLong("flip-log"), help: "Write one JSON line per completed flip to this file, and a pacing summary per stream.")
@@ -25,26 +28,40 @@ struct DisplayOptions: ParsableArguments {
     func validate() throws {
         if let display, DisplayBackend(rawValue: display) == nil { throw ValidationError("--display must be auto, kms or wayland") }
         if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
+        if let scaling, PictureScaling(rawValue: scaling) == nil { throw ValidationError("--scaling must be fit or native") }
         if !(0...99).contains(realtimePriority) { throw ValidationError("--realtime-priority must be 0...99") }
         if TenBitShm(rawValue: wayland10bit) == nil { throw ValidationError("--wayland-10bit must be auto, on or off") }
     }
 
     /// The screen to open: the backend `--display` (else the config's `display`, else auto)
     /// names, with `--mode` (else the config's `display-mode`); `harness` holds pictures on KMS.
+    /// A backend named (not auto) is required: it opens or the process ends (exit 2). When auto
+    /// chose KMS for want of a compositor and KMS cannot open either, the sentence says both.
     func choice(config: KioskConfig, harness: HarnessHookSet) -> RunnerConfiguration.DisplayChoice {
         let asked = display.flatMap(DisplayBackend.init(rawValue:)) ?? config.display ?? .auto
         let (backend, reason) = DisplayBackend.decide(asked, environment: ProcessInfo.processInfo.environment,
                                                       socketExists: DisplayBackend.isSocket)
         let modeRequest = (mode ?? config.displayMode).flatMap(ModeRequest.init(parsing:))
+        let required = asked != .auto
         switch backend {
         case .wayland:
-            return .screen(reason: reason) { () throws(ScreenError) -> any Screen in
+            return .screen(reason: reason, required: required) { () throws(ScreenError) -> any Screen in
                 try WaylandBackend.open(tenBitShm: TenBitShm(rawValue: wayland10bit) ?? .auto)
             }
         case .kms, .auto:
             let settings = KMSScreen.Settings(devicePath: drmDevice, mode: modeRequest, realtimePriority: realtimePriority,
                                               flipLogPath: flipLog, checkpoint: harness.checkpoint)
-            return .screen(reason: reason) { () throws(ScreenError) -> any Screen in try KMSScreen(settings) }
+            return .screen(reason: reason, required: required) { () throws(ScreenError) -> any Screen in
+                do throws(ScreenError) { return try KMSScreen(settings) } catch {
+                    guard !required, case .unavailable(let sentence) = error else { throw error }
+                    throw ScreenError.unavailable("\(sentence) Nor a Wayland window: \(reason).")
+                }
+            }
         }
+    }
+
+    /// `--scaling`, else the config's `scaling`, else fit.
+    func scalingChoice(config: KioskConfig) -> PictureScaling {
+        scaling.flatMap(PictureScaling.init(rawValue:)) ?? config.scaling ?? .fit
     }
 }

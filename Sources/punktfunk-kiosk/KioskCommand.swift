@@ -71,6 +71,7 @@ struct KioskCommand: ParsableCommand {
                                                 decoder: stream.rungs(config: config, fallback: "auto"), decodeWhenHeadless: true,
                                                 sessionSeconds: nil, statsLines: .whenHeadless)
         configuration.harness = harnessSet.hooks
+        configuration.scaling = display.scalingChoice(config: config)
         configuration.shellTrace = harness.shellTrace
         try configuration.applySessionOptions(config: config, stream: stream, input: inputOptions, sound: sound)
         return configuration

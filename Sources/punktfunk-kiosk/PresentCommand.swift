@@ -28,6 +28,7 @@ struct PresentCommand: ParsableCommand {
         let harnessSet = try harness.hooks(stats: display.stats)
         var configuration = RunnerConfiguration(display: display.choice(config: KioskConfig(), harness: harnessSet), profile: .anonymous)
         configuration.harness = harnessSet.hooks
+        configuration.scaling = display.scalingChoice(config: KioskConfig())
         // Before any thread exists (the decoder's slice threads inherit the blocked mask) and as
         // early as possible (a shell's background job inherits SIGINT as ignored, and an ignored
         // signal that arrives before it is blocked is lost).

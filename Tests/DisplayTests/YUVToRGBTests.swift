@@ -188,7 +188,6 @@ import VideoFrames
                              columns: &columns)
         }
         // dst column dx reads floor((2dx+1)*8/8) = 2dx+1; dst row dy reads 2dy+1.
-        #expect(columns == [1, 3, 5, 7])
         for dy in 0..<2 {
             for dx in 0..<4 {
                 let sx = 2 * dx + 1, sy = 2 * dy + 1
@@ -196,6 +195,34 @@ import VideoFrames
                                       cb: sample(planar, planar.cb, (sy / 2) * 4 + sx / 2),
                                       cr: sample(planar, planar.cr, (sy / 2) * 4 + sx / 2))
                 #expect(out[dy * 4 + dx] == want)
+            }
+        }
+    }
+
+    /// Scaled up (the widening path: each source row converted once, its pixels repeated, a
+    /// repeated row copied) and mixed (wider but shorter), with an odd crop: every output pixel
+    /// is the documented nearest source pixel, as the scalar formula gives it; the scratch is
+    /// reused across geometries without going stale.
+    @Test(arguments: [(8, RGBLayout.xrgb8888), (10, .xrgb8888), (10, .xbgr2101010)])
+    func scaledUpSamplesNearest(depth: Int, output: RGBLayout) throws {
+        let (frame, planar) = picture(width: 22, height: 10, depth: depth, crop: FrameCrop(left: 3, right: 1, top: 1, bottom: 2))
+        let conv = YUVToRGBConverter(for: frame, output: output)
+        let sw = 18, sh = 7, cw = 11
+        var columns: [Int32] = []
+        for (dw, dh) in [(55, 23), (36, 14), (40, 5), (18, 20), (61, 7)] {
+            var out = [UInt32](repeating: 0, count: dw * dh)
+            try out.withUnsafeMutableBytes { buf in
+                try conv.convert(frame, into: buf.baseAddress!, pitch: dw * 4, rect: PixelRect(x: 0, y: 0, width: dw, height: dh),
+                                 columns: &columns)
+            }
+            for dy in 0..<dh {
+                for dx in 0..<dw {
+                    let sx = 3 + (2 * dx + 1) * sw / (2 * dw), sy = 1 + (2 * dy + 1) * sh / (2 * dh)
+                    let want = conv.pixel(y: sample(planar, planar.y, sy * 22 + sx),
+                                          cb: sample(planar, planar.cb, (sy / 2) * cw + sx / 2),
+                                          cr: sample(planar, planar.cr, (sy / 2) * cw + sx / 2))
+                    #expect(out[dy * dw + dx] == want, "\(dw)x\(dh) pixel \(dx),\(dy)")
+                }
             }
         }
     }

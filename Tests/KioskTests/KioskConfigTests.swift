@@ -62,6 +62,14 @@ import Testing
         #expect(KioskConfig(text: "decode-sync = va-sync-surface").text.contains("decode-sync = va-sync-surface\n"))
     }
 
+    @Test func scalingIsFitOrNative() {
+        #expect(KioskConfig(text: "scaling = native").scaling == .native)
+        #expect(KioskConfig(text: "scaling = fit").scaling == .fit)
+        let bad = KioskConfig(text: "scaling = stretch")
+        #expect(bad.scaling == nil && bad.problems.map(\.message) == ["scaling must be fit or native, not \"stretch\""])
+        #expect(KioskConfig(text: KioskConfig(text: "scaling = native").text).scaling == .native)
+    }
+
     @Test func writesReplaceTheFileWholeAndLeaveNoTemporary() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-config-\(getpid())")
         try? FileManager.default.removeItem(at: dir)

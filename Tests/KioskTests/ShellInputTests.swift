@@ -86,7 +86,7 @@ import PunktfunkSession
         _ = m.handle(.controllersChanged(pads), now: 0)
         // Home → Settings → Controllers.
         for input: NavigationInput in [.move(.down), .move(.right), .activate] { _ = m.handle(.navigate(input), now: 0) }
-        for _ in 0..<5 { _ = m.handle(.navigate(.move(.down)), now: 0) }
+        for _ in 0..<6 { _ = m.handle(.navigate(.move(.down)), now: 0) }
         _ = m.handle(.navigate(.activate), now: 0)
         #expect(m.state.shell.top == .info(.controllers))
         let view = ShellSceneBuilder.view(for: m.state, glyphs: .keyboard)!

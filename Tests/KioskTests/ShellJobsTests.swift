@@ -251,15 +251,17 @@ import Shell
         config.bitrateKbps = 20_000
         config.decoder = "software"
         config.audioDevice = "hw:CARD=PCH,DEV=3"
+        config.scaling = .native
         config.save(KioskConfig.SavedHost(id: "x", name: "X"))
         var s = Shell(config: config)
         let settings = s.machine.state.shell.settings
         #expect(settings.displayMode == "1280x720@60" && settings.bitrateKbps == 20_000 && settings.decoder == "software")
+        #expect(settings.scaling == .native && settings.choice(.scaling)! == (["Fit the screen", "Native (1:1)"], 1))
         #expect(settings.choice(.mode)! == (["Native", "1920x1080@60", "1280x720@60"], 2))
         #expect(settings.choice(.audioDevice)!.index == 2)
         #expect(settings.choice(.bitrate)!.options[settings.choice(.bitrate)!.index] == "20 Mbit/s")
         // Changed on the page, written into the config text and read back.
-        s.nav(.move(.down), .move(.right), .activate, .move(.down))
+        s.nav(.move(.down), .move(.right), .activate, .move(.down), .move(.down))
         guard case .shell(.saveSettings(let changed, let stats))? = s.nav(.move(.right)).first else { Issue.record("not saved"); return }
         #expect(changed.bitrateKbps == 40_000)
         var stored = changed.stored(in: config)
@@ -269,6 +271,7 @@ import Shell
         #expect(ShellSettings(config: reread, modes: changed.availableModes, audioDevices: changed.availableAudioDevices) == changed)
         #expect(reread.hosts.map(\.id) == ["x"], "hosts are kept")
         #expect(reread.statsOverlay == false)
+        #expect(reread.scaling == .native, "scaling = native written and read back")
         // The page says when they apply.
         #expect(s.texts.contains("Changes apply to the next stream; a new mode and HDMI-CEC at the next start."))
     }
@@ -286,7 +289,7 @@ import Shell
     @Test func aboutShowsTheVersionDisplayDecodersAndConfigPath() {
         var s = Shell(power: PowerAbility(canPowerOff: true, canRestart: true, sentence: nil))
         s.nav(.move(.down), .move(.right), .activate)
-        for _ in 0..<6 { s.nav(.move(.down)) }
+        for _ in 0..<7 { s.nav(.move(.down)) }
         s.nav(.activate)
         #expect(s.page == .info(.about))
         let body = s.texts[1]

@@ -335,6 +335,12 @@ import Kiosk
         expected.displayMode = "1920x1080@60"
         #expect(s.nav(.move(.right)) == [.shell(.saveSettings(expected, statsOverlay: false))])
         s.nav(.move(.down))
+        #expect(s.page == .settings(focus: .scaling))
+        #expect(s.machine.state.shell.settings.choice(.scaling)?.options == ["Fit the screen", "Native (1:1)"])
+        expected.scaling = .native
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: false))])
+        #expect(expected.stored(in: KioskConfig()).scaling == .native)
+        s.nav(.move(.down))
         expected.bitrateKbps = ShellSettings.bitratesKbps[0]
         #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: false))])
         s.nav(.move(.down), .move(.down))
@@ -373,7 +379,7 @@ import Kiosk
 
     @Test func aChoiceCyclesFromItsLastOptionToTheFirst() {
         var s = Shell()
-        s.nav(.move(.down), .move(.right), .activate, .move(.down), .move(.down))
+        s.nav(.move(.down), .move(.right), .activate, .move(.down), .move(.down), .move(.down))
         #expect(s.page == .settings(focus: .decoder))
         s.nav(.activate, .activate)
         #expect(s.machine.state.shell.settings.decoder == "software")

@@ -47,7 +47,7 @@ import Shell
             [.move(.down), .activate],                   // add host
             [.move(.down), .move(.right), .activate],    // settings
             [.move(.down), .move(.right), .activate, .move(.up), .move(.down), .move(.down), .move(.down),
-             .move(.down), .move(.down), .activate],     // controllers (read-only: nothing focused)
+             .move(.down), .move(.down), .move(.down), .activate],     // controllers (read-only: nothing focused)
             [.move(.down), .move(.right), .move(.right), .activate],   // power off, asked first
         ]
         var seen: [ShellPage] = []
@@ -188,9 +188,9 @@ import Shell
                 pointed += 1
             }
         }
-        // 2 cards + 4 actions, 6 host entries, 12 digit keys, 44 letter keys, 7 + 4 (HDMI-CEC) + 1
+        // 2 cards + 4 actions, 6 host entries, 12 digit keys, 44 letter keys, 8 + 4 (HDMI-CEC) + 1
         // (Sleep after) settings, yes/no, retry/back, 4 menu entries.
-        #expect(pointed == 6 + 6 + 12 + 44 + 7 + 4 + 1 + 2 + 2 + 4)
+        #expect(pointed == 6 + 6 + 12 + 44 + 8 + 4 + 1 + 2 + 2 + 4)
     }
 
     @Test func aPointerOnAnEntryOfAnotherScreenChangesNothing() {

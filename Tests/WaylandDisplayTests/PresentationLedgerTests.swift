@@ -38,6 +38,8 @@ import Testing
         #expect(ledger.handleDiscarded(token: tokens[3], now: 100) == 3)
         #expect(ledger.handleDiscarded(token: tokens[1], now: 100) == 1)
         #expect(ledger.outstanding == 0)
+        // 0 and 1 had newer commits when discarded (newest wins); 3 was the newest itself.
+        #expect(ledger.stats.discarded == 3 && ledger.stats.superseded == 2)
     }
 
     @Test func hiddenSurfaceStallsWithoutBlockingAndForgetsTheOldest() {
@@ -59,5 +61,40 @@ import Testing
         let t = ledger.handleCommit(frameID: 1, readyNs: 0, now: 5_000)
         _ = ledger.handlePresented(token: t, glassNs: 4_000, refreshNs: 0, flags: [], now: 5_001)
         #expect(ledger.stats.lastLatencyNs == 0 && ledger.stats.minLatencyNs == 0)
+    }
+}
+
+/// Hidden is the compositor's word: frame callbacks withheld (wayland.xml, wl_surface.frame).
+@Suite struct VisibilityWatchTests {
+    let second: UInt64 = 1_000_000_000
+
+    @Test func aWithheldFrameCallbackForASecondIsHidden() {
+        var v = VisibilityWatch(stallNs: second)
+        let asked = v.commit(now: 10), askedAgain = v.commit(now: 20)
+        #expect(asked && !askedAgain, "one callback outstanding at a time")
+        #expect(!v.isHidden(now: 10 + second / 2))
+        #expect(v.isHidden(now: 10 + second))
+        v.frameDone()
+        #expect(!v.isHidden(now: 5 * second))
+        let again = v.commit(now: 5 * second)
+        #expect(again)
+    }
+
+    /// Headless sway 1.7: callbacks answered, no presentation feedback at all — shown.
+    @Test func answeredCallbacksWithoutFeedbackAreShown() {
+        var v = VisibilityWatch(stallNs: second)
+        for i in 0..<120 {
+            let t = UInt64(i) * 16_666_667 + 1
+            _ = v.commit(now: t)
+            v.frameDone()
+            #expect(!v.isHidden(now: t + 1))
+        }
+    }
+
+    @Test func aPresentationSinceTheRequestIsShownWhateverTheCallback() {
+        var v = VisibilityWatch(stallNs: second)
+        _ = v.commit(now: 100)
+        v.presented(now: 200)
+        #expect(!v.isHidden(now: 3 * second))
     }
 }

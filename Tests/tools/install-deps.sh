@@ -20,6 +20,7 @@ packages=(
   desktop-file-utils                                          # build-deb.sh --check: desktop-file-validate on the desktop entry
   sway weston cage grim wayland-utils xwayland               # Wayland harness (Tests/wayland): headless compositors, screenshots (cage 0.1.4 exits without Xwayland)
   libwayland-dev wayland-protocols libxkbcommon-dev gcc       # Wayland harness: its C test client (wayland-scanner, xkbcommon)
+  kwin-wayland mutter dbus-daemon libglib2.0-dev              # Wayland harness: KWin 5.27 --virtual and mutter 43 --headless, each on a session bus of its own; KWin's screenshots over D-Bus (gio); ~170 packages, 77 MB
   qemu-system-x86 busybox-static cpio kmod xz-utils           # VM harness (Tests/vm): TCG guest + initramfs
   alsa-utils                                                  # VM audio check: aplay feeds the mic's aloop cable
   tesseract-ocr tesseract-ocr-eng                             # VM shell check: OCR of the shell's screendumps

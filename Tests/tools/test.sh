@@ -9,6 +9,10 @@ swift build --build-tests
 Tests/tools/fuzz.sh
 swift test --skip-build
 Tests/aarch64/run.sh     # the C targets built for AArch64 (SwiftPM and gcc), the NEON FEC kernel bit-exact under qemu-aarch64-static
-Tests/wayland/run.sh     # under headless sway, weston and cage (as the test user wltest when root); about a minute
+# The release kiosk for the Wayland harness's timing cases (pacing, CPU-scaled pictures) and the
+# VM harness (which finds it built).
+swift build -c release --product punktfunk-kiosk
+swift build -c release --product pf-testhost
+PF_WL_KIOSK=.build/release/punktfunk-kiosk Tests/wayland/run.sh   # headless sway, weston, cage, KWin, mutter (as the test user wltest when root); about four minutes
 Tests/tools/build-deb.sh --check   # the Debian package: lintian (no errors), systemd-analyze verify on the unit, desktop-file-validate, no keyboard/mouse uaccess in its udev rules
 Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot (builds a release kiosk)

@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
-# The kiosk under real compositors, headless, software rendering (issue 20, item 6): sway 1.7,
-# weston 10 and cage 0.1.4, as research/wayland.md §3 runs them. Tests/tools/test.sh runs it after
-# the unit tests; it takes well under a minute while the kiosk cases skip, about two with them.
+# The kiosk under real compositors, headless, software rendering (issue 20, item 6; issue 29):
+# sway 1.7, weston 10, cage 0.1.4, KWin 5.27 (`--virtual`) and mutter 43 (`--headless
+# --virtual-monitor`), as research/wayland.md §3 runs them. Tests/tools/test.sh runs it after
+# the unit tests; it takes well under a minute while the kiosk cases skip, about three with them.
 #
 #   Tests/wayland/run.sh            every case; exit 1 if any failed (skips do not fail)
-#   PF_WL_KIOSK=path                the kiosk binary (default .build/debug/punktfunk-kiosk)
+#   PF_WL_KIOSK=path                the kiosk binary (default .build/debug/punktfunk-kiosk; test.sh
+#                                   passes the release build: the pacing case and cage's CPU-scaled
+#                                   picture need release speed and skip, saying so, with a debug one)
 #   PF_WL_TESTHOST=path             pf-testhost (default: beside the kiosk)
-#   PF_WL_ONLY="cage weston"        only the cases under these compositors (sway, weston, cage),
-#                                   machinery and kiosk alike; e.g. PF_WL_ONLY=cage takes ~40 s
+#   PF_WL_ONLY="cage weston"        only the cases under these compositors (sway, weston, cage, kwin,
+#                                   mutter), machinery and kiosk alike; e.g. PF_WL_ONLY=cage takes ~40 s
 #
 # cage runs with its output turned 180° (`-r -r`); why, at the cage machinery case below.
 #
 # sway and cage refuse to run as root, so as root the harness creates the user `wltest` and runs
-# them (and everything that talks to them) through runuser; weston runs as root. Not root: all of
-# it runs as you. Evidence (logs, screenshots) in .build-wayland/run/.
+# them (and everything that talks to them) through runuser; weston and mutter run as root, KWin as
+# the test user. Not root: all of it runs as you. Evidence (logs, screenshots) in .build-wayland/run/.
+#
+# KWin and mutter each run in a D-Bus session of their own (a dbus-daemon on a socket in their
+# runtime directory). kwin_wayland carries a file capability (cap_sys_resource) that a container
+# cannot grant, so the harness runs a copy of the binary without it. KWin's screenshots come from
+# its org.kde.KWin.ScreenShot2 D-Bus interface (pf-kwinshot.c, gio; KWin started with
+# KWIN_SCREENSHOT_NO_PERMISSION_CHECKS=1); mutter has no screenshot without GNOME Shell, so its
+# cases judge the kiosk's own counters and its protocol log (WAYLAND_DEBUG=1).
 #
 # Two groups of cases:
 # - machinery (always): the compositors start headless; on sway our client (pf-wlclient.c, built
@@ -74,10 +84,11 @@ trap finish EXIT
 
 # ---------------------------------------------------------------- prerequisites
 missing=()
-for tool in sway weston cage grim swaymsg weston-screenshooter weston-presentation-shm wayland-scanner gcc pkg-config python3 ffmpeg tesseract; do
+for tool in sway weston cage grim swaymsg weston-screenshooter weston-presentation-shm wayland-scanner gcc pkg-config python3 ffmpeg tesseract \
+            kwin_wayland mutter dbus-daemon; do
   command -v "$tool" > /dev/null || missing+=("$tool")
 done
-pkg-config --exists wayland-client xkbcommon || missing+=("libwayland-dev/libxkbcommon-dev")
+pkg-config --exists wayland-client xkbcommon gio-unix-2.0 || missing+=("libwayland-dev/libxkbcommon-dev/libglib2.0-dev")
 if [ ${#missing[@]} -gt 0 ]; then
   result SKIP "wayland harness" "missing ${missing[*]} (Tests/tools/install-deps.sh installs them)"
   exit 0
@@ -117,15 +128,22 @@ if ! gcc -O1 -Wall -Wno-missing-field-initializers -o "$bin/pf-wlclient" "$here/
 fi
 chmod 755 "$bin/pf-wlclient"
 client="$bin/pf-wlclient"
+# shellcheck disable=SC2046
+if ! gcc -O1 -Wall -o "$bin/pf-kwinshot" "$here/pf-kwinshot.c" $(pkg-config --cflags --libs gio-unix-2.0) 2> "$out/gcc-kwinshot.log"; then
+  result FAIL "test client" "gcc pf-kwinshot: $(head -c 400 "$out/gcc-kwinshot.log")"; exit 1
+fi
+# kwin_wayland without its file capability (see the top): a copy the test user can run.
+install -m 755 "$(command -v kwin_wayland)" "$bin/kwin_wayland"
+chmod 755 "$bin/pf-kwinshot"
 
 # ---------------------------------------------------------------- compositors
 # Each start_* sets $xdg, $wl (WAYLAND_DISPLAY) and $pid; the compositor's log is $out/NAME.log.
-start_sway() {  # start_sway NAME WxH
+start_sway() {  # start_sway NAME WxH [OUTPUT-SETTINGS…]: e.g. `scale 1.5`, `transform 90`
   xdg=$(xdg_for "$1")
   # `seat *`: sway 1.7 activates no pointer lock without a seat block (sway_cursor_constrain
   # returns when seat_get_config finds none).
-  printf 'output HEADLESS-1 resolution %s\ndefault_border none\nfocus_follows_mouse no\nseat * pointer_constraint enable\n' \
-    "$2" > "$out/$1.cfg"
+  printf 'output HEADLESS-1 resolution %s %s\ndefault_border none\nfocus_follows_mouse no\nseat * pointer_constraint enable\n' \
+    "$2" "${*:3}" > "$out/$1.cfg"
   chmod 644 "$out/$1.cfg"
   as_user env -i PATH="$PATH" XDG_RUNTIME_DIR="$xdg" WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1 \
     sway -c "$out/$1.cfg" > "$out/$1.log" 2>&1 &
@@ -139,6 +157,34 @@ start_weston() {  # start_weston NAME WxH [--use-gl] (as root when root: it has 
   pid=$!
   wait_socket "$1"
 }
+session_bus() {  # session_bus: a dbus-daemon of its own on $xdg/bus, as $2 (root or the test user); $bus_pid
+  local runner=(); [ "${1:-}" = user ] && runner=(as_user)
+  "${runner[@]}" env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" dbus-daemon --session --address="unix:path=$xdg/bus" \
+    --nofork --nopidfile > "$out/dbus-$(basename "$xdg").log" 2>&1 &
+  bus_pid=$!
+  local i=0; while [ ! -S "$xdg/bus" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+start_kwin() {  # start_kwin NAME WxH [SCALE]: KWin 5.27 --virtual as the test user, its own session bus
+  xdg=$(xdg_for "$1")
+  session_bus user
+  as_user env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" DBUS_SESSION_BUS_ADDRESS="unix:path=$xdg/bus" \
+    QT_QPA_PLATFORM=offscreen KWIN_SCREENSHOT_NO_PERMISSION_CHECKS=1 "$bin/kwin_wayland" --virtual --width "${2%x*}" \
+    --height "${2#*x}" --scale "${3:-1}" --socket wayland-kwin --no-lockscreen --no-global-shortcuts --no-kactivities \
+    > "$out/$1.log" 2>&1 &
+  pid=$!
+  wait_socket "$1"
+}
+start_mutter() {  # start_mutter NAME WxH: mutter 43 headless with one virtual monitor, as root, its own session bus
+  xdg="/tmp/pf-wl-$(id -u)-$$-$1"; rm -rf "$xdg"; install -d -m 700 "$xdg"
+  session_bus
+  env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" DBUS_SESSION_BUS_ADDRESS="unix:path=$xdg/bus" \
+    mutter --headless --wayland --no-x11 --virtual-monitor "$2" --wayland-display=wayland-mutter > "$out/$1.log" 2>&1 &
+  pid=$!
+  wait_socket "$1"
+}
+stop_session() {  # stop_session: the compositor ($pid) and its session bus ($bus_pid)
+  stop "$pid"; kill "$bus_pid" 2>/dev/null; wait "$bus_pid" 2>/dev/null
+}
 wait_socket() {
   local i=0
   while [ $i -lt 100 ]; do
@@ -149,9 +195,12 @@ wait_socket() {
   done
   return 1
 }
-on() {  # on COMMAND…: as the compositor's user, in its session ($xdg, $wl)
+on() {  # on COMMAND…: as the compositor's user, in its session ($xdg, $wl; its session bus when it has one)
   as_user env -i PATH="$PATH" HOME="$xdg" XDG_RUNTIME_DIR="$xdg" XDG_CONFIG_HOME="$xdg/config" WAYLAND_DISPLAY="$wl" \
-    SWAYSOCK="$(ls "$xdg"/sway-ipc.*.sock 2>/dev/null | head -1)" "$@"
+    SWAYSOCK="$(ls "$xdg"/sway-ipc.*.sock 2>/dev/null | head -1)" DBUS_SESSION_BUS_ADDRESS="unix:path=$xdg/bus" "$@"
+}
+on_root() {  # on_root COMMAND…: as root (weston, mutter), in the compositor's session
+  env XDG_RUNTIME_DIR="$xdg" WAYLAND_DISPLAY="$wl" XDG_CONFIG_HOME="$xdg/config" DBUS_SESSION_BUS_ADDRESS="unix:path=$xdg/bus" "$@"
 }
 stop() {  # stop PID: a background job (a subshell running runuser) and what runs under it
   pkill -TERM -P "$1" 2>/dev/null; kill "$1" 2>/dev/null; wait "$1" 2>/dev/null
@@ -318,15 +367,50 @@ if wants cage; then
   fi
 fi
 
+# ---------------------------------------------------------------- machinery: KWin, mutter
+if wants kwin && start_kwin kwin 1280x720; then
+  result PASS "KWin 5.27 starts --virtual as $user" "a copy of kwin_wayland without its file capability; socket $wl"
+  on "$client" listen pf-listen-k 6030c0 > "$out/listen-kwin.log" 2>&1 &
+  lk=$!
+  wait_for "$out/listen-kwin.log" "configure" 10
+  sleep 1
+  if on "$bin/pf-kwinshot" "$xdg/shot.ppm" > "$out/kwinshot.log" 2>&1 && cp "$xdg/shot.ppm" "$out/kwin-listener.ppm"; then
+    judge "KWin screenshot (org.kde.KWin.ScreenShot2) shows the window" colour "$out/kwin-listener.ppm" 6030c0 0.2
+  else
+    result FAIL "KWin screenshot (org.kde.KWin.ScreenShot2) shows the window" "$(head -c 300 "$out/kwinshot.log")"
+  fi
+  stop $lk
+  stop_session
+elif wants kwin; then
+  result FAIL "KWin 5.27 starts --virtual as $user" "$(tail -c 400 "$out/kwin.log")"
+fi
+if wants mutter && start_mutter mutter 1280x720; then
+  on_root "$client" listen pf-listen-m 30c0c0 > "$out/listen-mutter.log" 2>&1 &
+  lm=$!
+  if wait_for "$out/listen-mutter.log" "configure" 10; then
+    result PASS "mutter 43 starts --headless --virtual-monitor; a window is configured" "$(grep -m1 '^configure' "$out/listen-mutter.log"); socket $wl"
+  else
+    result FAIL "mutter 43 starts --headless --virtual-monitor; a window is configured" "$(tail -c 300 "$out/listen-mutter.log") $(tail -c 300 "$out/mutter.log")"
+  fi
+  stop $lm
+  stop_session
+elif wants mutter; then
+  result FAIL "mutter 43 starts --headless --virtual-monitor" "$(tail -c 400 "$out/mutter.log")"
+fi
+
 # ---------------------------------------------------------------- kiosk cases
-kiosk_cases=("sway: demo --display wayland shows demo frames" "weston: demo --display wayland shows demo frames"
-             "cage (no viewporter, no presentation-time): demo still shows frames" "sway: the shell's home screen (OCR)"
+kiosk_cases=("sway: demo --display wayland fills the screen" "sway at scale 1.5: demo fills the screen"
+             "sway turned 90°: demo fills the screen" "weston: demo --display wayland fills the screen"
+             "cage (no viewporter, no presentation-time): demo fills the screen" "KWin at scale 1.5: demo fills the screen"
+             "mutter: demo fills the screen (counters and protocol log)" "sway: the shell's home screen (OCR)"
              "cage: the shell's home screen (OCR)"
              "sway: keys injected reach pf-testhost's input log exactly" "sway: focus loss releases held keys on the host"
              "sway: output resize reaches the host as a mode request" "sway: compositor killed mid-stream ends the kiosk cleanly"
-             "sway: check names sway" "weston: check names weston" "cage: check names cage"
+             "sway: check names sway" "weston: check names weston" "cage: check names cage" "KWin: check names kwin_wayland"
+             "mutter: check names mutter"
              "sway: the kiosk's presentation feedback agrees with weston-presentation-shm's"
              "weston: the kiosk's presentation feedback agrees with weston-presentation-shm's"
+             "weston: commit → presented no worse than weston-presentation-shm's at the same size"
              "weston (pixman): a 10-bit stream stays XRGB8888 and shows its frames"
              "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames")
 why=""

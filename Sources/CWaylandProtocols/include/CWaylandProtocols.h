@@ -10,6 +10,7 @@
 #include "../generated/idle-inhibit-unstable-v1-client-protocol.h"
 #include "../generated/content-type-v1-client-protocol.h"
 #include "../generated/single-pixel-buffer-v1-client-protocol.h"
+#include "../generated/fractional-scale-v1-client-protocol.h"
 #include "../generated/relative-pointer-unstable-v1-client-protocol.h"
 #include "../generated/pointer-constraints-unstable-v1-client-protocol.h"
 #include "../generated/keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
@@ -40,6 +41,7 @@ CWAYLAND_INTERFACE(zwp_linux_dmabuf_v1)
 CWAYLAND_INTERFACE(zwp_idle_inhibit_manager_v1)
 CWAYLAND_INTERFACE(wp_content_type_manager_v1)
 CWAYLAND_INTERFACE(wp_single_pixel_buffer_manager_v1)
+CWAYLAND_INTERFACE(wp_fractional_scale_manager_v1)
 CWAYLAND_INTERFACE(zwp_relative_pointer_manager_v1)
 CWAYLAND_INTERFACE(zwp_pointer_constraints_v1)
 CWAYLAND_INTERFACE(zwp_keyboard_shortcuts_inhibit_manager_v1)

@@ -1,6 +1,7 @@
 internal import CDRM
 import VideoFrames
 import Screen
+import SystemClock
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,6 +54,8 @@ public final class Presenter {
         var drawn: PixelRect?
         /// The stats overlay blended into the buffer (compositing route).
         var overlay: OverlayImage?
+        /// Where the picture in it lands on the CRTC and how (set when filled).
+        var placed: (picture: String, place: PixelRect, route: FitRoute)?
         init(_ b: DumbBuffer) { buffer = b; framebuffer = b.framebuffer }
         init(imported framebuffer: UInt32, picture: DMABufFrame?) {
             buffer = nil; self.framebuffer = framebuffer; self.picture = picture
@@ -63,6 +66,8 @@ public final class Presenter {
     private struct Pipeline {
         var key: LayoutKey?
         var plan: PlanePlan
+        /// How the picture reaches `destination` (XRGB: `drawRect`).
+        var route: FitRoute = .unscaled
         var slots: [Slot]
         var background: DumbBuffer?
         /// Plane source (16.16, in buffer pixels) and destination on the CRTC.
@@ -88,6 +93,12 @@ public final class Presenter {
         var colour: FrameColour
         /// nil: CPU planes; else an imported surface pool (its modifier and decoder generation).
         var imported: ImportedPool?
+        /// The scaling rule, and whether the CPU may scale (it may not once over its budget).
+        var scaling: PictureScaling = .fit
+        var cpuFit: FitAttempts.CPUFit = .allowed
+
+        /// `WxH` of the visible window.
+        var visibleSize: String { "\(width - crop.left - crop.right)x\(height - crop.top - crop.bottom)" }
     }
 
     struct ImportedPool: Equatable { var modifier: UInt64; var generation: Int }
@@ -116,6 +127,21 @@ public final class Presenter {
 
     /// Ring size: current + queued + one waiting in the pacer + one being filled.
     public static let ringSize = 4
+
+    /// How pictures whose size differs from the mode are shown (from the next picture on).
+    public var scaling: PictureScaling = .fit
+
+    /// The CPU scale's cost, measured over the pipeline in use when its route is `.cpu`.
+    private var cpuFitTiming = CPUFitBudget(budgetNs: 0)
+    /// Layouts (picture size on a mode) whose CPU scale went over budget: the mean measured.
+    private var cpuFitRefusals: [CPUFitLayout: UInt64] = [:]
+    struct CPUFitLayout: Hashable { var width: Int, height: Int, modeWidth: Int, modeHeight: Int }
+    /// What one CPU scale may take on average: half the mode's refresh period.
+    var cpuFitBudgetNs: UInt64 { mode.screenMode.refreshIntervalNs / 2 }
+    /// Pictures filled since the pipeline in use was made (the fallback's "after N pictures").
+    public private(set) var picturesInLayout = 0
+    /// Said once per fallback: the sentence for stderr, taken by `takeFitNews`.
+    private var fitNews: String?
 
     /// Opens the device (`devicePath`, else the first card with a connected connector), picks the
     /// connector (first connected with modes), its CRTC (the one driving it now, else the first
@@ -173,8 +199,11 @@ public final class Presenter {
     /// first the kernel accepts. - Returns: the plan in use.
     @discardableResult
     public func configure(for frame: DecodedFrame) throws(KMSError) -> PlanePlan {
+        let layout = CPUFitLayout(width: frame.visibleWidth, height: frame.visibleHeight, modeWidth: mode.width,
+                                  modeHeight: mode.height)
+        let cpuFit: FitAttempts.CPUFit = cpuFitRefusals[layout].map { .overBudget(meanNs: $0, budgetNs: cpuFitBudgetNs) } ?? .allowed
         let key = LayoutKey(format: frame.pixelFormat, width: frame.width, height: frame.height,
-                            crop: frame.crop, colour: frame.colour)
+                            crop: frame.crop, colour: frame.colour, scaling: scaling, cpuFit: cpuFit)
         setHDRMetadata(frame.hdr)
         if let p = pipeline, p.key == key { return p.plan }
         guard frame.visibleWidth > 0, frame.visibleHeight > 0 else { throw .badFrame("empty visible window") }
@@ -182,22 +211,36 @@ public final class Presenter {
         let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex,
                                           wanted: [(yuv, FormatModifier.linear), (.xrgb8888, FormatModifier.linear)])
         _ = hdr.select(for: key.colour)
-        return try adoptFirstAccepted(plans, ifNone: .noPlane(format: "\(yuv) or XR24")) { plan throws(KMSError) in
-            let candidate = try makePipeline(plan: plan, key: key, frame: frame)
+        let attempts = try fitAttempts(plans, width: frame.visibleWidth, height: frame.visibleHeight, cpuFit: cpuFit)
+        return try adoptFirstAccepted(attempts, ifNone: .noPlane(format: "\(yuv) or XR24")) { attempt throws(KMSError) in
+            let candidate = try makePipeline(attempt, key: key, frame: frame)
             return (candidate, candidate.slots[0])
         }
+    }
+
+    /// The attempts for a `width` × `height` picture on the mode under `scaling` (`FitAttempts`).
+    private func fitAttempts(_ plans: [PlanePlan], width: Int, height: Int,
+                             cpuFit: FitAttempts.CPUFit) throws(KMSError) -> [FitAttempt] {
+        guard let place = PlaneGeometry.place(width: width, height: height, screenWidth: mode.width,
+                                              screenHeight: mode.height, scaling: scaling),
+              let oneToOne = PlaneGeometry.place(width: width, height: height, screenWidth: mode.width,
+                                                 screenHeight: mode.height, scaling: .native) else {
+            throw .badFrame("no place for \(width)x\(height) on \(mode.name)")
+        }
+        return FitAttempts.attempts(plans: plans, picture: (width, height), place: place, oneToOne: oneToOne, cpuFit: cpuFit)
     }
 
     /// Builds each plan's pipeline (`make`: the pipeline and a slot to show in the test) and
     /// adopts the first whose TEST_ONLY modeset the kernel accepts — in SDR when only the HDR10
     /// state is refused. The replaced pipeline retires until the next flip; the next commit is a
     /// modeset. - Throws: the last refusal, or `ifNone` when there is no plan.
-    private func adoptFirstAccepted(_ plans: [PlanePlan], ifNone: KMSError,
-                                    make: (PlanePlan) throws(KMSError) -> (Pipeline, Slot)) throws(KMSError) -> PlanePlan {
+    private func adoptFirstAccepted(_ attempts: [FitAttempt], ifNone: KMSError,
+                                    make: (FitAttempt) throws(KMSError) -> (Pipeline, Slot)) throws(KMSError) -> PlanePlan {
         var lastError = ifNone
-        for plan in plans {
+        for attempt in attempts {
+            let plan = attempt.plan
             do throws(KMSError) {
-                let (candidate, slot) = try make(plan)
+                let (candidate, slot) = try make(attempt)
                 var req = try AtomicRequest()
                 try addState(to: &req, pipeline: candidate, slot: slot, modeset: true)
                 do throws(KMSError) { try req.test(on: device, flags: CommitFlags.allowModeset) } catch {
@@ -213,6 +256,11 @@ public final class Presenter {
                 self.plan = plan
                 routeOverlay(candidate)
                 needsModeset = true  // the new plane layout goes out with ALLOW_MODESET
+                cpuFitTiming = CPUFitBudget(budgetNs: cpuFitBudgetNs)
+                picturesInLayout = 0
+                if case .oneToOne(let why) = attempt.route, let k = candidate.key {
+                    fitNews = "pictures of \(k.visibleSize) are shown 1:1 on \(mode.name): \(why)"
+                }
                 return plan
             } catch {
                 lastError = error
@@ -250,7 +298,8 @@ public final class Presenter {
     private func configureImport(_ d: DMABufFrame) throws(KMSError) -> PlanePlan {
         let modifier = d.objects.first?.modifier ?? FormatModifier.invalid
         let key = LayoutKey(format: d.pixelFormat, width: d.width, height: d.height, crop: d.crop, colour: d.colour,
-                            imported: ImportedPool(modifier: modifier, generation: d.generation))
+                            imported: ImportedPool(modifier: modifier, generation: d.generation), scaling: scaling,
+                            cpuFit: .imported)
         if let p = pipeline, p.key == key { return p.plan }
         guard d.visibleWidth > 0, d.visibleHeight > 0 else { throw .badFrame("empty visible window") }
         let fourcc: FourCC = d.pixelFormat == .nv12 ? .nv12 : .p010
@@ -266,8 +315,9 @@ public final class Presenter {
         // The converter only names the colour properties here (no CPU conversion on this route).
         let stand = DecodedFrame(pts: d.pts, width: d.width, height: d.height, crop: d.crop, pixelFormat: d.pixelFormat,
                                  planes: [], colour: d.colour)
-        let plan = try adoptFirstAccepted(plans, ifNone: noPlane) { plan throws(KMSError) in
-            var candidate = try makePipeline(plan: plan, key: key, frame: stand, importing: true)
+        let attempts = try fitAttempts(plans, width: d.visibleWidth, height: d.visibleHeight, cpuFit: .imported)
+        let plan = try adoptFirstAccepted(attempts, ifNone: noPlane) { attempt throws(KMSError) in
+            var candidate = try makePipeline(attempt, key: key, frame: stand, importing: true)
             let probe = Slot(imported: framebuffer, picture: nil)
             candidate.imports = imports
             candidate.probe = probe
@@ -298,12 +348,9 @@ public final class Presenter {
         return first
     }
 
-    private func makePipeline(plan: PlanePlan, key: LayoutKey, frame: DecodedFrame, importing: Bool = false) throws(KMSError) -> Pipeline {
+    private func makePipeline(_ attempt: FitAttempt, key: LayoutKey, frame: DecodedFrame, importing: Bool = false) throws(KMSError) -> Pipeline {
+        let plan = attempt.plan, fit = attempt.destination
         let visible = PixelRect(x: frame.crop.left, y: frame.crop.top, width: frame.visibleWidth, height: frame.visibleHeight)
-        guard let fit = PlaneGeometry.fit(width: visible.width, height: visible.height,
-                                          crtcWidth: mode.width, crtcHeight: mode.height) else {
-            throw .badFrame("no destination for \(visible)")
-        }
         var slots: [Slot] = []
         let converter = YUVToRGBConverter(for: frame)
         if plan.format == .xrgb8888 {
@@ -313,7 +360,7 @@ public final class Presenter {
                 slots.append(Slot(b))
             }
             let full = PixelRect(x: 0, y: 0, width: mode.width, height: mode.height)
-            return Pipeline(key: key, plan: plan, slots: slots, background: nil, source: FixedPointRect(full),
+            return Pipeline(key: key, plan: plan, route: attempt.route, slots: slots, background: nil, source: FixedPointRect(full),
                             destination: full, drawRect: fit, converter: converter, colour: (nil, nil))
         }
         for _ in 0..<(importing ? 0 : Self.ringSize) {
@@ -330,8 +377,8 @@ public final class Presenter {
             let names = PlaneAssignment.colorProperties(matrix: converter.matrix, fullRange: converter.fullRange, plane: desc)
             colour = (names.encoding.flatMap { pp["COLOR_ENCODING"]?.enums[$0] }, names.range.flatMap { pp["COLOR_RANGE"]?.enums[$0] })
         }
-        return Pipeline(key: key, plan: plan, slots: slots, background: background, source: FixedPointRect(visible),
-                        destination: fit, drawRect: fit, converter: converter, colour: colour)
+        return Pipeline(key: key, plan: plan, route: attempt.route, slots: slots, background: background,
+                        source: FixedPointRect(visible), destination: fit, drawRect: fit, converter: converter, colour: colour)
     }
 
     /// Adds the whole display state for showing `slot` to a request: the video plane, the
@@ -396,7 +443,9 @@ public final class Presenter {
                     guard let p = pipeline, let imports = p.imports, p.slots.count < Self.ringSize else { return false }
                     let slot = Slot(imported: try imports.framebuffer(for: d), picture: d)
                     slot.frame = id
+                    slot.placed = p.key.map { ($0.visibleSize, p.drawRect, p.route) }
                     pipeline?.slots.append(slot)
+                    picturesInLayout += 1
                     return true
                 } catch {
                     importRefusal = (d.generation, "\(error)")
@@ -417,11 +466,13 @@ public final class Presenter {
             }
             var columns = scratchColumns
             guard let converter = p.converter else { return false }
+            let t0 = MonotonicClock.nowNs()
             do {
                 try converter.convert(f, into: buffer.map, pitch: buffer.pitch, rect: p.drawRect, columns: &columns)
             } catch {
                 throw .badFrame(error.description)
             }
+            if p.route == .cpu { judgeCPUFit(ns: MonotonicClock.nowNs() - t0, picture: f) }
             scratchColumns = columns
             slot.overlay = overlay.composite(into: buffer, video: p.drawRect)
         } else {
@@ -429,8 +480,34 @@ public final class Presenter {
         }
         slot.frame = id
         slot.releaseRequested = false
+        slot.placed = p.key.map { ($0.visibleSize, p.drawRect, p.route) }
+        picturesInLayout += 1
         return true
     }
+
+    /// Counts one CPU-scaled conversion; over budget, the layout is refused the CPU scale and the
+    /// next picture is configured anew (1:1).
+    private func judgeCPUFit(ns: UInt64, picture f: DecodedFrame) {
+        guard let mean = cpuFitTiming.record(ns) else { return }
+        cpuFitRefusals[CPUFitLayout(width: f.visibleWidth, height: f.visibleHeight, modeWidth: mode.width,
+                                    modeHeight: mode.height)] = mean
+    }
+
+    /// The fallback sentence, once (nil: nothing new).
+    public func takeFitNews() -> String? {
+        defer { fitNews = nil }
+        return fitNews
+    }
+
+    /// Where the pictures go now, for the stats: the picture's size, its place on the CRTC and how
+    /// it gets there (nil before the first picture, and on the canvas).
+    public var fitState: (picture: String, place: PixelRect, route: FitRoute, cpuScaleNs: UInt64)? {
+        guard let p = pipeline, let k = p.key else { return nil }
+        return (k.visibleSize, p.drawRect, p.route, p.route == .cpu ? cpuFitTiming.meanNs : 0)
+    }
+
+    /// Where the picture on glass now landed and how (nil: none, or the canvas).
+    public var placementOnGlass: (picture: String, place: PixelRect, route: FitRoute)? { currentSlot?.placed }
 
     /// Column map scratch of the scaled XRGB conversion (reused across frames).
     private var scratchColumns: [Int32] = []
@@ -690,14 +767,15 @@ public final class Presenter {
         if pipeline == nil || pipeline?.key != nil {
             let plans = PlaneAssignment.plans(planes: planes, crtcIndex: crtcIndex, wanted: [(.xrgb8888, FormatModifier.linear)])
             let full = PixelRect(x: 0, y: 0, width: mode.width, height: mode.height)
-            _ = try adoptFirstAccepted(plans, ifNone: .noPlane(format: "XR24 for the canvas")) { plan throws(KMSError) in
+            let attempts = plans.map { FitAttempt(plan: $0, destination: full, route: .unscaled) }
+            _ = try adoptFirstAccepted(attempts, ifNone: .noPlane(format: "XR24 for the canvas")) { attempt throws(KMSError) in
                 var slots: [Slot] = []
                 for _ in 0..<Self.canvasBuffers {
                     let b = try DumbBuffer(device: device, width: mode.width, height: mode.height, format: .xrgb8888)
                     b.clearToBlack()
                     slots.append(Slot(b))
                 }
-                let candidate = Pipeline(key: nil, plan: plan, slots: slots, background: nil, source: FixedPointRect(full),
+                let candidate = Pipeline(key: nil, plan: attempt.plan, slots: slots, background: nil, source: FixedPointRect(full),
                                          destination: full, drawRect: full, converter: nil, colour: (nil, nil))
                 return (candidate, slots[0])
             }

@@ -191,6 +191,23 @@ public final class KMSScreen: Screen {
 
     // MARK: - A stream
 
+    public var scaling: PictureScaling {
+        get { presenter.scaling }
+        set { presenter.scaling = newValue }
+    }
+
+    /// Where the pictures go (`"display":{"backend":"kms","picture":"640x360","place":"1024x576+0+96",
+    /// "scaler":"cpu","cpu_scale_ms":2.31}`): the scaler is `plane`, `cpu`, `none` (1:1 is the
+    /// picture's own size) or `1:1` with `why` fit was not reached. nil before the first picture.
+    public var statsMember: String? {
+        guard let f = presenter.fitState else { return nil }
+        var member = "\"display\":{\"backend\":\"kms\",\"scaling\":\"\(presenter.scaling.rawValue)\",\"picture\":\"\(f.picture)\","
+            + "\"place\":\"\(f.place)\",\"scaler\":\"\(f.route.name)\""
+        if f.route == .cpu { member += String(format: ",\"cpu_scale_ms\":%.2f", Double(f.cpuScaleNs) / 1e6) }
+        if case .oneToOne(let why) = f.route { member += ",\"why\":\(JSON.string(why))" }
+        return member + "}"
+    }
+
     public func present(first: DecodedPicture, _ presentation: StreamPresentation,
                         steps: () throws -> StreamStep) throws -> StreamOutcome {
         do {

@@ -217,6 +217,9 @@ public final class PresentLoop {
                     now = MonotonicClock.nowNs()
                     if now >= due {
                         if try presenter.fill(f.frame, id: f.index) {
+                            if let news = presenter.takeFitNews() {
+                                _ = "punktfunk-kiosk: \(news)\n".withCString { write(2, $0, strlen($0)) }
+                            }
                             let ready = MonotonicClock.nowNs()
                             pacer.frameReady(PacedFrame(id: f.index, readyNs: ready))
                             times[f.index] = (ready, 0, f.frame.pts)

@@ -1,5 +1,6 @@
 import PunktfunkSession
 import PunktfunkWire
+import Screen
 
 /// The kiosk's settings file, `$XDG_CONFIG_HOME/punktfunk-kiosk/config`: `key = value` lines; a
 /// line whose first non-blank character is `#` is a comment (a value may hold `#`), blank lines
@@ -54,6 +55,8 @@ public struct KioskConfig: Sendable, Equatable {
     public var displayMode: String?
     /// Which screen backend: `auto`, `kms` or `wayland` (`DisplayBackend`).
     public var display: DisplayBackend?
+    /// Pictures of another size than the screen: `fit` or `native` (`PictureScaling`).
+    public var scaling: PictureScaling?
     /// `auto`, `vaapi` or `software`.
     public var decoder: String?
     /// How the VA-API rung's pictures are fenced: `auto` (by the GPU's kernel driver),
@@ -126,6 +129,9 @@ public struct KioskConfig: Sendable, Equatable {
         case "display":
             guard let backend = DisplayBackend(rawValue: value) else { return "display must be auto, kms or wayland, not \"\(value)\"" }
             display = backend
+        case "scaling":
+            guard let s = PictureScaling(rawValue: value) else { return "scaling must be fit or native, not \"\(value)\"" }
+            scaling = s
         case "decoder":
             guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi or software, not \"\(value)\"" }
             decoder = value
@@ -199,6 +205,7 @@ public struct KioskConfig: Sendable, Equatable {
         add("autoconnect", autoconnect)
         add("display", display?.rawValue)
         add("display-mode", displayMode)
+        add("scaling", scaling?.rawValue)
         add("decoder", decoder)
         add("decode-sync", decodeSync)
         add("bitrate", bitrateKbps.map(String.init))

@@ -66,6 +66,10 @@ public final class KioskRunner {
     /// The screen's own counters (`Screen.statsMember`), copied on this thread while a stream
     /// presents, for the pump thread's per-second stats line.
     let screenStats = ScreenStatsBox()
+    /// The host's answers to mode requests, and what is said about them once pictures show
+    /// what it streams (`StreamSizeNews`).
+    private let modeAnswers = StreamSizeMailbox()
+    private var streamSize = StreamSizeNews()
     /// How long a toast stays over the stream, ns.
     static let toastNs: UInt64 = 4_000_000_000
 
@@ -90,9 +94,10 @@ public final class KioskRunner {
         switch configuration.display {
         case .headless:
             display = .headlessByRequest
-        case .screen(let reason, let open):
+        case .screen(let reason, let required, let open):
             do {
                 let opened = try open()
+                opened.scaling = configuration.scaling
                 screen = opened
                 display = .glass(name: opened.name)
                 say("display: \(opened.backendName), \(reason)")
@@ -100,6 +105,10 @@ public final class KioskRunner {
                 fonts.name = "fonts"
                 fonts.start()
             } catch {
+                if required {  // asked for by name: no headless fallback
+                    say("\(error)")
+                    return ExitStatus.noDisplay
+                }
                 switch error {
                 case .unavailable(let sentence): display = .unavailable(sentence: sentence)
                 default: display = .unusable(sentence: "\(error)")
@@ -390,7 +399,8 @@ public final class KioskRunner {
                     session.outbox.sendControl(.probeRequest(ProbeRequest(targetKbps: kbps, durationMs: 1_000)))
                 }
             }
-            session.onModeAnswer = { answer in events.post(.notice(sentence: Self.sentence(for: answer))) }
+            let answers = self.modeAnswers
+            session.onModeAnswer = { answer in answers.post(answer) }
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
             audio?.attach(session)
@@ -566,6 +576,9 @@ public final class KioskRunner {
         s.presented = true
         let pipeline = s.pipeline
         shell.yield(to: screen)
+        screen.scaling = configuration.scaling
+        streamSize = StreamSizeNews()
+        _ = modeAnswers.take()
         panelGeneration = nil
         panelTrace = ("streaming", nil)
         screen.setHDRMetadata(pipeline?.hostHDR.takeNew())
@@ -623,6 +636,12 @@ public final class KioskRunner {
         func sourced(_ picture: DecodedPicture) -> StreamStep {
             let id = nextFrameID
             nextFrameID += 1
+            if let answer = modeAnswers.take(), let sentence = streamSize.answered(answer) { events.post(.notice(sentence: sentence)) }
+            let crop = picture.crop
+            if let sentence = streamSize.picture(width: picture.width - crop.left - crop.right,
+                                                 height: picture.height - crop.top - crop.bottom) {
+                events.post(.notice(sentence: sentence))
+            }
             if let live, overlay != nil || audio != nil {
                 let clock = live.clockOffsetNs.map { CaptureClock(offsetNs: $0, realtimeMinusMonotonicNs: realtimeMinusMonotonic) }
                 let origin = clock?.localMonotonicNs(hostPtsNs: picture.pts)
@@ -740,14 +759,6 @@ public final class KioskRunner {
         say("the display is gone: \(sentence)")
         if let s = stream { s.stopInput(); s.stop() }
         exitCode = ExitStatus.failed
-    }
-
-    private static func sentence(for answer: ModeAnswer) -> String {
-        switch answer {
-        case .accepted(let mode): "The host now streams \(mode.width)×\(mode.height) at \(mode.refreshHz) Hz."
-        case .refused(let requested, let active):
-            "The host keeps \(active.width)×\(active.height) (\(requested.width)×\(requested.height) was refused); it is scaled to fit."
-        }
     }
 
     // MARK: - Leaving

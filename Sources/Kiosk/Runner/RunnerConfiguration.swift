@@ -11,7 +11,9 @@ public struct RunnerConfiguration {
     public enum DisplayChoice {
         case headless
         /// Opens the screen; `reason` says on the start-up line why this backend was chosen.
-        case screen(reason: String, open: () throws(ScreenError) -> any Screen)
+        /// `required` (a backend named with `--display kms|wayland`): a screen that cannot be
+        /// opened ends the process (exit 2) instead of running headless, as only `auto` may.
+        case screen(reason: String, required: Bool = false, open: () throws(ScreenError) -> any Screen)
     }
 
     /// Whose identity dials hosts.
@@ -31,6 +33,9 @@ public struct RunnerConfiguration {
     }
 
     public var display: DisplayChoice
+    /// How pictures whose size differs from the screen's are shown (`--scaling`, config
+    /// `scaling`, the shell's settings for the next stream).
+    public var scaling: PictureScaling = .fit
     public var profile: Profile
     /// Decoder rungs for live sessions, tried in order.
     public var decoder: [DecoderRungKind]

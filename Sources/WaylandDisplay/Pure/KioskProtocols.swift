@@ -35,6 +35,7 @@ public enum KioskProtocols {
     static let noDmabuf = "no zwp_linux_dmabuf_v1 v4: VA-API pictures are read back and shown through wl_shm"
     static let noIdleInhibit = "no zwp_idle_inhibit_manager_v1: the screen may blank while streaming"
     static let noContentType = "no wp_content_type_manager_v1: no \"game\" content hint"
+    static let noFractionalScale = "no wp_fractional_scale_v1: the window's pixels are its output's mode (fullscreen) or its size × the integer scale"
 
     // Optional: the seat's notices (WaylandSeat).
     static let noSeat = "no wl_seat: keyboard and mouse are not read (pads stay on evdev)"
@@ -57,5 +58,6 @@ public enum KioskProtocols {
         .init(interface: "zwp_keyboard_shortcuts_inhibit_manager_v1", version: 1, required: false, without: noShortcutsInhibit),
         .init(interface: "zwp_idle_inhibit_manager_v1", version: 1, required: false, without: noIdleInhibit),
         .init(interface: "wp_content_type_manager_v1", version: 1, required: false, without: noContentType),
+        .init(interface: "wp_fractional_scale_manager_v1", version: 1, required: false, without: noFractionalScale),
     ]
 }

@@ -12,6 +12,8 @@ public struct OutputState: Sendable, Equatable {
     public var refreshMilliHz: Int = 0
     /// Integer buffer scale (`scale`, v2), 1 until told.
     public var scale: Int = 1
+    /// `wl_output.transform` from `geometry` (0 normal, 1 90°, 2 180°, 3 270°, 4–7 flipped).
+    public var transform: Int32 = 0
     /// Whether a `done` arrived since the last change (the values above are consistent).
     public var complete = false
 
@@ -29,10 +31,17 @@ public struct OutputState: Sendable, Equatable {
         scale = max(1, Int(factor)); complete = false
     }
 
-    /// `geometry`'s make and model name the output until `name` (v4) does.
-    public mutating func handleGeometry(make: String, model: String) {
+    /// `geometry`'s make and model name the output until `name` (v4) does; its transform turns
+    /// the mode.
+    public mutating func handleGeometry(make: String, model: String, transform: Int32 = 0) {
         if name.isEmpty || name.hasPrefix("geometry:") { name = "geometry:\(make) \(model)" }
+        if transform != self.transform { self.transform = transform; complete = false }
     }
+
+    /// The current mode as the output shows it: turned a quarter (transforms 90°, 270° and their
+    /// flipped forms, wayland.xml `wl_output.transform`) swaps width and height.
+    public var shownWidth: Int { transform & 1 == 1 ? height : width }
+    public var shownHeight: Int { transform & 1 == 1 ? width : height }
 
     public mutating func handleName(_ name: String) { self.name = name }
 

@@ -5,8 +5,10 @@
 /// Driving it (the presenting thread): `handleCommit` for every surface commit that requested a
 /// feedback object (returns the token the feedback's listener carries), then `handlePresented` /
 /// `handleDiscarded` when the compositor answers. Commit on arrival means most superseded commits
-/// come back `discarded`; a hidden surface answers nothing — `isStalled(now:)` says so after
-/// `stallNs`, and the stream keeps running (the kiosk never waits for feedback).
+/// come back `discarded`; a compositor that answers nothing (headless sway 1.7 presents without
+/// feedback, a hidden surface) is `isStalled` — which says nothing about what is on screen
+/// (`VisibilityWatch` does). The stream keeps running either way (the kiosk never waits for
+/// feedback).
 ///
 /// Invariants: every token is answered at most once; at most `capacity` commits are outstanding
 /// (the oldest is forgotten as `unanswered` when more are made); counts only grow.
@@ -39,6 +41,9 @@ public struct PresentationLedger: Sendable {
         public var committed: UInt64 = 0
         public var presented: UInt64 = 0
         public var discarded: UInt64 = 0
+        /// Of `discarded`, commits a newer commit had replaced before the answer came (newest
+        /// wins: the compositor latched the newer one); the rest were not shown for another reason.
+        public var superseded: UInt64 = 0
         public var zeroCopy: UInt64 = 0
         /// Forgotten without an answer (more than `capacity` outstanding: a hidden surface).
         public var unanswered: UInt64 = 0
@@ -123,8 +128,10 @@ public struct PresentationLedger: Sendable {
         guard let entry = take(token) else { return nil }
         lastAnswerNs = now
         stats.discarded += 1
+        if entry.token < nextToken - 1 { stats.superseded += 1 }
         return entry.frameID
     }
+
 
     /// Whether the oldest outstanding commit has waited `stallNs` without any answer since: the
     /// surface is hidden (or the compositor stopped presenting it). Keep streaming.

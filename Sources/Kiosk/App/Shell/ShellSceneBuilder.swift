@@ -193,7 +193,8 @@ public enum ShellSceneBuilder {
             return [Hint(.confirm, "Press"), Hint(.erase, "Delete"), Hint(.back, "Back")]
         case .settings(let focus):
             e.append(heading("Settings"))
-            let labels: [(SettingsItem, String)] = [(.mode, "Mode"), (.bitrate, "Bitrate"), (.decoder, "Decoder"), (.audioDevice, "Audio device"),
+            let labels: [(SettingsItem, String)] = [(.mode, "Mode"), (.scaling, "Picture"), (.bitrate, "Bitrate"), (.decoder, "Decoder"),
+                                                    (.audioDevice, "Audio device"),
                                                     (.statsOverlay, "Stats overlay"), (.controllers, "Controllers"), (.about, "About")]
             // HDMI-CEC in a second column: the TV's remote and power, then the box's own standby.
             let tv: [(SettingsItem, String)] = [(.cec, "HDMI-CEC"), (.cecTVOn, "TV on with stream"), (.cecTVOff, "TV off with box"),

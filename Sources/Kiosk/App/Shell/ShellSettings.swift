@@ -1,6 +1,8 @@
+import Screen
+
 /// The settings page's values: what is chosen (nil: the box's own choice) and what there is to
 /// choose from (the connector's modes and the ALSA outputs found at start). Loaded from and saved
-/// to `KioskConfig` (`display-mode`, `bitrate`, `decoder`, `audio-device`, the HDMI-CEC switches,
+/// to `KioskConfig` (`display-mode`, `scaling`, `bitrate`, `decoder`, `audio-device`, the HDMI-CEC switches,
 /// `standby-after`); they apply to the next stream, a mode and HDMI-CEC to the next start, the
 /// idle standby at once.
 public struct ShellSettings: Sendable, Equatable {
@@ -16,6 +18,8 @@ public struct ShellSettings: Sendable, Equatable {
     public var availableAudioDevices: [String] = []
     /// `WxH@Hz` or `WxH` (nil: the panel's preferred mode).
     public var displayMode: String?
+    /// Pictures of another size than the screen (fit unless the config says native).
+    public var scaling = PictureScaling.fit
     /// nil: the host's choice.
     public var bitrateKbps: UInt32?
     /// One of `decoders`.
@@ -40,6 +44,7 @@ public struct ShellSettings: Sendable, Equatable {
         availableModes = modes
         availableAudioDevices = audioDevices
         displayMode = config.displayMode
+        scaling = config.scaling ?? .fit
         bitrateKbps = config.bitrateKbps
         decoder = config.decoder ?? "auto"
         audioDevice = config.audioDevice
@@ -54,6 +59,7 @@ public struct ShellSettings: Sendable, Equatable {
     public func stored(in config: KioskConfig) -> KioskConfig {
         var c = config
         c.displayMode = displayMode
+        c.scaling = scaling == .fit && config.scaling == nil ? nil : scaling  // the default stays unwritten
         c.bitrateKbps = bitrateKbps
         c.decoder = decoder
         c.audioDevice = audioDevice
@@ -76,6 +82,7 @@ public struct ShellSettings: Sendable, Equatable {
         }
         switch item {
         case .mode: return with(displayMode, availableModes)
+        case .scaling: return PictureScaling.allCases.map(\.rawValue)
         case .bitrate: return with(bitrateKbps.map(String.init), Self.bitratesKbps.map(String.init))
         case .decoder: return Self.decoders
         case .audioDevice: return with(audioDevice, availableAudioDevices)
@@ -88,6 +95,7 @@ public struct ShellSettings: Sendable, Equatable {
     private func chosen(_ item: SettingsItem) -> String? {
         switch item {
         case .mode: displayMode
+        case .scaling: scaling.rawValue
         case .bitrate: bitrateKbps.map(String.init)
         case .decoder: decoder
         case .audioDevice: audioDevice
@@ -109,6 +117,7 @@ public struct ShellSettings: Sendable, Equatable {
         case (.standbyAfter, let v?): Int(v).map(durationText(seconds:)) ?? v
         case (.bitrate, let v?): UInt32(v).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? v
         case (.decoder, let v?): decoderLabels[decoders.firstIndex(of: v) ?? 0]
+        case (.scaling, let v?): PictureScaling(rawValue: v)?.label ?? v
         case (.cec, let v?), (.cecTVOn, let v?), (.cecTVOff, let v?), (.cecStandbyEndsStream, let v?): v == "on" ? "On" : "Off"
         case (_, let v?): v
         default: ""
@@ -137,6 +146,7 @@ public struct ShellSettings: Sendable, Equatable {
         let value = values[next]
         switch item {
         case .mode: displayMode = value
+        case .scaling: scaling = value.flatMap(PictureScaling.init(rawValue:)) ?? .fit
         case .bitrate: bitrateKbps = value.flatMap { UInt32($0) }
         case .decoder: decoder = value ?? "auto"
         case .audioDevice: audioDevice = value

@@ -77,7 +77,7 @@ public enum HostAction: Sendable, Equatable, CaseIterable {
 
 /// The settings page's entries, top to bottom.
 public enum SettingsItem: Sendable, Equatable, CaseIterable {
-    case mode, bitrate, decoder, audioDevice, statsOverlay, controllers, about
+    case mode, scaling, bitrate, decoder, audioDevice, statsOverlay, controllers, about
     /// HDMI-CEC (the second column): on/off, TV on with the stream, TV off with the box, the
     /// TV's standby puts the box to standby.
     case cec, cecTVOn, cecTVOff, cecStandbyEndsStream
