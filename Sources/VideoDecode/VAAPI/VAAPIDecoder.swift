@@ -151,7 +151,7 @@ public final class VAAPIDecoder {
             session = nil
             reapRetired()
         }
-        generation += 1
+        generation = DecoderGenerations.next()
         let capacity = format.maxDecPicBuffering + 1 + headroom
         session = try Session(display: connection.display, profile: profile, width: format.codedWidth,
                               height: format.codedHeight, surfaces: capacity, generation: generation)
