@@ -54,7 +54,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var displayMode: String?
     /// Which screen backend: `auto`, `kms` or `wayland` (`DisplayBackend`).
     public var display: DisplayBackend?
-    /// `auto`, `vaapi` or `software`.
+    /// `auto`, `vaapi`, `v4l2` or `software`.
     public var decoder: String?
     public var bitrateKbps: UInt32?
     public var audioDevice: String?
@@ -89,7 +89,7 @@ public struct KioskConfig: Sendable, Equatable {
         if let i = hosts.firstIndex(where: { $0.id == host.id }) { hosts[i] = host } else { hosts.append(host) }
     }
 
-    static let decoders: Set<String> = ["auto", "vaapi", "software"]
+    static let decoders: Set<String> = ["auto", "vaapi", "v4l2", "software"]
 
     public init(text: String) {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -120,7 +120,7 @@ public struct KioskConfig: Sendable, Equatable {
             guard let backend = DisplayBackend(rawValue: value) else { return "display must be auto, kms or wayland, not \"\(value)\"" }
             display = backend
         case "decoder":
-            guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi or software, not \"\(value)\"" }
+            guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi, v4l2 or software, not \"\(value)\"" }
             decoder = value
         case "bitrate":
             guard let kbps = UInt32(value), kbps > 0 else { return "bitrate must be kbit/s, a positive whole number, not \"\(value)\"" }
