@@ -37,8 +37,10 @@ public enum DecodeCheck {
     /// Observes every render node (`VADisplayConnection.renderNodes()`), opening each with `open`.
     /// - Parameter ratePasses: at most how often the 1080p clip is decoded for each rate (0: no
     ///   rates); passes stop once a second has been spent (a slow box measures one pass).
+    /// - Parameter v4l2Scan: finds the V4L2 stateless decoders (`observeV4L2`).
     public static func observe(nodes: [String] = VADisplayConnection.renderNodes(),
                                open: (String) throws -> VADisplayConnection = { try VADisplayConnection.open(renderNode: $0) },
+                               v4l2Scan: () -> (devices: [V4L2DecoderDevice], skipped: [V4L2Decoders.Skipped]) = { V4L2Decoders.scan() },
                                clips: [CheckClip] = CheckClip.comparison, ratePasses: Int = 6) -> DecodeObservation {
         var references: [String: [Picture]] = [:]
         var softwareError: String?
@@ -63,7 +65,8 @@ public enum DecodeCheck {
                 rates.append(r)
             }
         }
-        return DecodeObservation(nodes: observed, softwareError: softwareError, rates: rates)
+        let v4l2 = observeV4L2(scan: v4l2Scan, clips: clips, references: references, ratePasses: ratePasses)
+        return DecodeObservation(nodes: observed, softwareError: softwareError, rates: rates + v4l2.rates, v4l2: v4l2.observation)
     }
 
     /// One initialised VA display against the software references of `clips`.
