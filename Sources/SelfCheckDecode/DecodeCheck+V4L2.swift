@@ -1,7 +1,6 @@
 import Foundation
 import HEVC
 import SelfCheck
-import SystemClock
 import VideoDecode
 import VideoFrames
 
@@ -64,39 +63,17 @@ extension DecodeCheck {
     public static func v4l2Pictures(_ stream: [UInt8], device: V4L2DecoderDevice, readBack: Bool = true) throws -> [Picture] {
         let decoder = V4L2Decoder(device: device)
         var out: [Picture] = []
-        func take(_ frames: [DMABufFrame]) throws {
-            var failure: (any Error)?
-            for f in frames {
-                defer { f.lease.release() }
-                if failure != nil || !readBack { continue }
-                do { out.append(picture(try f.readPixels())) } catch { failure = error }
-            }
-            if let failure { throw failure }
-        }
         for (i, au) in AccessUnitSplitter.split(stream).enumerated() {
-            try take(try decoder.decode(accessUnit: au, pts: Int64(i)).pictures)
+            try collect(try decoder.decode(accessUnit: au, pts: Int64(i)).pictures, into: &out, readBack: readBack)
         }
-        try take(try decoder.flush().pictures)
+        try collect(try decoder.flush().pictures, into: &out, readBack: readBack)
         return out
     }
 
     /// The V4L2 rung's rate on `clip` decoded `passes` times (pictures released without read-back).
     public static func v4l2Rate(_ clip: CheckClip, device: V4L2DecoderDevice, passes: Int) throws -> DecodeObservation.Rate {
-        let aus = AccessUnitSplitter.split(clip.bytes)
         let decoder = V4L2Decoder(device: device)
-        let start = MonotonicClock.nowNs()
-        var frames = 0
-        for pass in 0..<passes {
-            for (i, au) in aus.enumerated() {
-                let out = try decoder.decode(accessUnit: au, pts: Int64(pass * aus.count + i))
-                frames += out.pictures.count
-                for f in out.pictures { f.lease.release() }
-            }
-            if MonotonicClock.nowNs() - start > budgetNs { break }
-        }
-        let tail = try decoder.flush()
-        frames += tail.pictures.count
-        for f in tail.pictures { f.lease.release() }
-        return .init(rung: "v4l2", clip: clip.name, frames: frames, seconds: Double(MonotonicClock.nowNs() - start) / 1e9)
+        return try surfaceRate(clip, rung: "v4l2", passes: passes,
+                               decode: { try decoder.decode(accessUnit: $0, pts: $1).pictures }, flush: { try decoder.flush().pictures })
     }
 }

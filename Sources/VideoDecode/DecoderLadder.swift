@@ -159,9 +159,9 @@ public final class DecoderLadder {
         switch kind {
         case .vaapi:
             let connection = try configuration.openVADisplay()
-            return VAAPIRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom))
+            return StatelessRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom), kind: .vaapi)
         case .v4l2:
-            return V4L2Rung(V4L2Decoder(device: try configuration.chooseV4L2Device(), headroom: configuration.headroom))
+            return StatelessRung(V4L2Decoder(device: try configuration.chooseV4L2Device(), headroom: configuration.headroom), kind: .v4l2)
         case .software:
             return SoftwareRung(try SoftwareDecoder(threads: configuration.softwareThreads))
         }
@@ -200,10 +200,11 @@ protocol LadderRung: AnyObject {
     func flush() -> [DecodedPicture]
 }
 
-final class VAAPIRung: LadderRung {
-    let decoder: VAAPIDecoder
-    init(_ decoder: VAAPIDecoder) { self.decoder = decoder }
-    var kind: DecoderRungKind { .vaapi }
+/// A hardware rung (VA-API, V4L2): the planner's pictures as exported surfaces.
+final class StatelessRung: LadderRung {
+    let decoder: any StatelessDecoder
+    let kind: DecoderRungKind
+    init(_ decoder: any StatelessDecoder, kind: DecoderRungKind) { self.decoder = decoder; self.kind = kind }
 
     func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput {
         let waiting = decoder.awaitingIRAP

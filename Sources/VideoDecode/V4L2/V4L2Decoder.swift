@@ -5,15 +5,7 @@ import Synchronization
 import VideoFrames
 
 /// What one call of `V4L2Decoder.decode` produced.
-public struct V4L2DecodeOutput: Sendable {
-    /// Pictures ready for display, in output order.
-    public var pictures: [DMABufFrame] = []
-    /// The planner's concealment and skip notices for this access unit.
-    public var warnings: [PlannerWarning] = []
-    /// Some warning means the pictures are not exact: ask the host for a keyframe.
-    public var requestsKeyframe: Bool { warnings.contains { $0.requestsKeyframe } }
-    public init() {}
-}
+public typealias V4L2DecodeOutput = StatelessDecodeOutput
 
 /// The V4L2 stateless rung: HEVC decode through the kernel's request API (the decoders of ARM
 /// boards: the Pi 5's rpi-hevc-dec, Rockchip's rkvdec, Allwinner's cedrus, MediaTek's vcodec),
@@ -68,22 +60,12 @@ public final class V4L2Decoder {
     /// - Throws: `V4L2Error`; the planner then waits for the next IRAP picture.
     public func decode(accessUnit: [UInt8], pts: Int64) throws(V4L2Error) -> V4L2DecodeOutput {
         collectReturns()
-        let ranges = AnnexB.nalUnitRanges(in: accessUnit)
-        var units: [HEVCParser.ParsedNALUnit] = []
-        var unitRanges: [Range<Int>] = []
-        units.reserveCapacity(ranges.count)
-        for r in ranges {
-            do throws(HEVCError) {
-                units.append(try parser.parseNALUnit(Array(accessUnit[r])))
-                unitRanges.append(r)
-            } catch {
-                let type = accessUnit[r.lowerBound] >> 1 & 0x3F
-                if type < 32 {
-                    restart()
-                    throw .corruptAccessUnit("slice NAL unit (type \(type)) not parsed: \(error)")
-                }
-            }
+        var failure: (type: UInt8, error: HEVCError)?
+        guard let parsed = ParsedAccessUnit.parse(accessUnit, with: &parser, failure: &failure) else {
+            restart()
+            throw .corruptAccessUnit("slice NAL unit (type \(failure?.type ?? 0)) not parsed: \(failure.map { "\($0.error)" } ?? "")")
         }
+        let (units, unitRanges) = (parsed.units, parsed.ranges)
         let plan = planner.plan(units)
         var out = V4L2DecodeOutput()
         out.warnings = plan.warnings

@@ -267,7 +267,7 @@ final class V4L2Session {
     /// `k`, sets `controls` in its request, queues the buffer and the request.
     func queue(output k: Int, bytes: [UInt8], controls: [Control], timestampMicros: UInt64, holdCapture: Bool) throws(V4L2Error) {
         guard bytes.count <= outputs[k].length else {
-            throw .unsupportedStream("\(bytes.count) bytes of slice data exceed the \(outputs[k].length)-byte OUTPUT buffer")
+            throw .decodeFailed("\(bytes.count) bytes of slice data exceed the \(outputs[k].length)-byte OUTPUT buffer")
         }
         bytes.withUnsafeBytes { outputs[k].memory.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
         let request = outputs[k].request
