@@ -61,8 +61,9 @@ let package = Package(
         .target(name: "CPunktfunkLinux"),
         // The kernel's V4L2 and media-controller ioctls (the V4L2 stateless decoder rung).
         .target(name: "CV4L2"),
-        // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 nibble tables, portable fallback),
-        // chosen at run time by CPU feature. The Leopard algorithm itself is Swift.
+        // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 on x86-64, NEON on AArch64: nibble
+        // tables; portable fallback), chosen at run time by CPU feature; each SIMD file compiles
+        // to nothing on the other architecture. The Leopard algorithm itself is Swift.
         .target(
             name: "CPunktfunkFEC",
             cSettings: [.unsafeFlags(["-O3"])]

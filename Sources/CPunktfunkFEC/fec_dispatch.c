@@ -1,8 +1,15 @@
 // Multiplier tables, CPU detection / kernel selection, and the public entry points of pf_fec.h,
-// which dispatch to the portable, SSSE3 or AVX2 kernel files.
+// which dispatch to the portable, SSSE3, AVX2 or NEON kernel files.
 #include <pthread.h>
 #include <stdatomic.h>
 #include "fec_internal.h"
+
+#if PF_FEC_AARCH64
+#include <sys/auxv.h>   // getauxval; glibc's bits/hwcap.h brings HWCAP_ASIMD
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1ul << 1)   // arch/arm64/include/uapi/asm/hwcap.h
+#endif
+#endif
 
 // ---- multiplier tables ---------------------------------------------------------------------
 
@@ -44,6 +51,11 @@ static void detect(void) {
     // Also implies OS support for the YMM state (the runtime checks XGETBV).
     if (__builtin_cpu_supports("avx2")) mask |= 1 << PF_FEC_KERNEL_AVX2;
 #endif
+#if PF_FEC_AARCH64
+    // Advanced SIMD is part of every ARMv8-A application core, but the OS says whether it may
+    // be used (HWCAP_ASIMD in the auxiliary vector).
+    if (getauxval(AT_HWCAP) & HWCAP_ASIMD) mask |= 1 << PF_FEC_KERNEL_NEON;
+#endif
     supported_mask = mask;
     best_kernel = 31 - __builtin_clz((unsigned)mask);
     atomic_store(&active_kernel, best_kernel);
@@ -75,6 +87,7 @@ const char *pf_fec_kernel_name(int kernel) {
     case PF_FEC_KERNEL_PORTABLE: return "portable";
     case PF_FEC_KERNEL_SSSE3: return "ssse3";
     case PF_FEC_KERNEL_AVX2: return "avx2";
+    case PF_FEC_KERNEL_NEON: return "neon";
     default: return "unknown";
     }
 }
@@ -86,6 +99,12 @@ const char *pf_fec_kernel_name(int kernel) {
     switch (kernel) {                                                               \
     case PF_FEC_KERNEL_AVX2: pf_fec_avx2_##op(__VA_ARGS__); break;                  \
     case PF_FEC_KERNEL_SSSE3: pf_fec_ssse3_##op(__VA_ARGS__); break;                \
+    default: pf_fec_portable_##op(__VA_ARGS__); break;                              \
+    }
+#elif PF_FEC_AARCH64
+#define DISPATCH(kernel, op, ...)                                                   \
+    switch (kernel) {                                                               \
+    case PF_FEC_KERNEL_NEON: pf_fec_neon_##op(__VA_ARGS__); break;                  \
     default: pf_fec_portable_##op(__VA_ARGS__); break;                              \
     }
 #else

@@ -12,6 +12,14 @@
 #define PF_FEC_X86 0
 #endif
 
+// AArch64 only: its Advanced SIMD has the 16-byte table lookup (`tbl`) the kernel needs; 32-bit
+// ARM's `vtbl` looks up 8-byte tables and is not implemented.
+#if defined(__aarch64__)
+#define PF_FEC_AARCH64 1
+#else
+#define PF_FEC_AARCH64 0
+#endif
+
 #define PF_FEC_KERNEL_DECLS(name)                                                               \
     void pf_fec_##name##_xor(void *x, const void *y, size_t bytes);                             \
     void pf_fec_##name##_mul_add(void *x, const void *y, size_t bytes, const pf_fec_lut *lut);  \
@@ -23,6 +31,9 @@ PF_FEC_KERNEL_DECLS(portable)
 #if PF_FEC_X86
 PF_FEC_KERNEL_DECLS(ssse3)
 PF_FEC_KERNEL_DECLS(avx2)
+#endif
+#if PF_FEC_AARCH64
+PF_FEC_KERNEL_DECLS(neon)
 #endif
 
 #endif

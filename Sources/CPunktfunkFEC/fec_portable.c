@@ -1,5 +1,6 @@
 // Portable scalar kernels: one GF(2^16) symbol at a time through the 16-bit nibble tables
-// `lut->prod` (4 lookups per product). Reference for the SIMD kernels; used on CPUs without SSSE3.
+// `lut->prod` (4 lookups per product). Reference for the SIMD kernels; used on CPUs without
+// SSSE3 or NEON.
 #include <string.h>
 #include "fec_internal.h"
 

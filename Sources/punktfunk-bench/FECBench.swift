@@ -23,8 +23,9 @@ func runFECBench() -> [String] {
         decodeMs[name] = ms
         lines.append("  \(pad(name)) decode k=200 m=30 P=1408, 30 data shards lost: median \(fmt(ms, 3)) ms (target ≤ 1 ms)")
     }
-    if let a = encodeRate["avx2"], let p = encodeRate["portable"] {
-        lines.append("  avx2/portable: encode ×\(fmt(a / p, 1)), decode ×\(fmt(decodeMs["portable"]! / decodeMs["avx2"]!, 1))")
+    for name in LeopardFEC.availableKernels where name != "portable" {
+        guard let simd = encodeRate[name], let portable = encodeRate["portable"] else { continue }
+        lines.append("  \(name)/portable: encode ×\(fmt(simd / portable, 1)), decode ×\(fmt(decodeMs["portable"]! / decodeMs[name]!, 1))")
     }
     return lines
 }

@@ -145,6 +145,12 @@ import Testing
     @Test func kernelSelection() {
         #expect(LeopardFEC.availableKernels.first == "portable")
         #expect(LeopardFEC.availableKernels.contains(LeopardFEC.kernel))
+        // Each architecture runs only its own SIMD sets.
+        #if arch(x86_64)
+        #expect(LeopardFEC(kernel: "neon") == nil)
+        #elseif arch(arm64)
+        #expect(LeopardFEC.availableKernels == ["portable", "neon"])
+        #endif
         #expect(LeopardFEC(kernel: "bogus") == nil)
         #expect(!LeopardFEC.forceKernel("bogus"))
         let best = LeopardFEC.availableKernels.last!

@@ -29,6 +29,10 @@ import Testing
     @Test(.enabled(if: FECTestSupport.hasKernel("avx2"), "CPU lacks AVX2 (or the OS does not enable YMM state)"))
     func vectorsAVX2() throws { try check(kernel: "avx2") }
 
+    /// On x86-64 the NEON set is checked under qemu by Tests/aarch64/run.sh instead.
+    @Test(.enabled(if: FECTestSupport.hasKernel("neon"), "not an AArch64 CPU (Tests/aarch64/run.sh checks NEON under qemu)"))
+    func vectorsNEON() throws { try check(kernel: "neon") }
+
     /// Encodes every case with `kernel` and compares each listed parity shard (or prefix); then
     /// drops min(k, m) data shards and checks the decoder restores them.
     private func check(kernel: String) throws {

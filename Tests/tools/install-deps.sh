@@ -27,6 +27,11 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-bad               # VM v4l2 check: gst-launch-1.0 + v4l2slh265dec, the oracle on visl
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )
+# Tests/aarch64: the C targets built for AArch64 and the NEON FEC run under qemu; an arm64 machine
+# builds and runs them natively.
+if [ "$(dpkg --print-architecture)" != arm64 ]; then
+  packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

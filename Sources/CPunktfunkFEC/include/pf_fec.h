@@ -2,7 +2,7 @@
 //
 // The Leopard algorithm itself (tables, FFT/IFFT loops, rates, decoding) lives in Swift
 // (Sources/PunktfunkWire/FEC). This C target only holds the per-shard hot loops, with an AVX2,
-// an SSSE3 and a portable scalar implementation chosen at run time.
+// an SSSE3 (x86-64), a NEON (AArch64) and a portable scalar implementation chosen at run time.
 //
 // Shard layout ("work layout", identical to reed-solomon-simd 3.1.0's internal one):
 //   a shard is `bytes` bytes, `bytes` a positive multiple of 64, made of 64-byte chunks;
@@ -28,12 +28,14 @@
 extern "C" {
 #endif
 
-/// Kernel sets, in increasing order of preference.
+/// Kernel sets, in increasing order of preference. SSSE3/AVX2 exist only on x86, NEON only on
+/// AArch64, so a CPU supports the portable set plus those of its own architecture.
 enum {
     PF_FEC_KERNEL_PORTABLE = 0,
     PF_FEC_KERNEL_SSSE3 = 1,
     PF_FEC_KERNEL_AVX2 = 2,
-    PF_FEC_KERNEL_COUNT = 3
+    PF_FEC_KERNEL_NEON = 3,
+    PF_FEC_KERNEL_COUNT = 4
 };
 
 /// Multiply-by-constant table for one multiplier m.
@@ -58,7 +60,7 @@ int pf_fec_kernel_best(void);
 int pf_fec_kernel_active(void);
 /// Makes `kernel` the process-wide default. Returns 1 on success, 0 if unsupported/unknown.
 int pf_fec_kernel_force(int kernel);
-/// "portable", "ssse3", "avx2" (or "unknown").
+/// "portable", "ssse3", "avx2", "neon" (or "unknown").
 const char *pf_fec_kernel_name(int kernel);
 
 // Shard kernels. `bytes` must be a multiple of 64 (0 is allowed and does nothing); the two

@@ -24,7 +24,7 @@ public final class LeopardFEC {
         _ = GF16Tables.shared
     }
 
-    /// A coder pinned to one kernel set ("avx2", "ssse3", "portable"), independent of
+    /// A coder pinned to one kernel set ("avx2", "ssse3", "neon", "portable"), independent of
     /// `forceKernel`; nil if the name is unknown or this CPU cannot run it. For tests/benches.
     public init?(kernel name: String) {
         guard let id = FECKernel.id(named: name) else { return nil }
@@ -39,7 +39,7 @@ public final class LeopardFEC {
 
     // MARK: Kernel selection (process-wide)
 
-    /// The process-wide kernel set in use: "avx2", "ssse3" or "portable".
+    /// The process-wide kernel set in use: "avx2", "ssse3", "neon" or "portable".
     public static var kernel: String { FECKernel.name(of: pf_fec_kernel_active()) }
 
     /// Kernel sets this CPU can run, slowest first (always contains "portable").
