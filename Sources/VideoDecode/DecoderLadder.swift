@@ -170,7 +170,11 @@ public final class DecoderLadder {
     /// Errors that will repeat for every picture of the stream (a profile or format the rung
     /// does not have): demote at once instead of waiting for the error window.
     static func rungCannotDecodeStream(_ error: any Error) -> Bool {
-        if case .unsupportedStream? = error as? V4L2Error { return true }
+        // A driver that refuses the controls it was designed for refuses every picture.
+        switch error as? V4L2Error {
+        case .unsupportedStream?, .controlsRefused?: return true
+        default: break
+        }
         switch error as? VAAPIError {
         case .profileUnsupported?, .unsupportedStream?: return true
         default: return false

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VideoDecode
+@testable import VideoDecode
 
 /// The ladder's V4L2 rung where there is no V4L2 decoder: an x86 box behaves as before.
 @Suite("Decoder ladder: the V4L2 rung without hardware")
@@ -33,6 +33,16 @@ struct V4L2LadderTests {
         #expect(ladder.activeRung == .software)
         #expect(ladder.unavailableRungs.map(\.rung) == [.v4l2])
         #expect(ladder.unavailableRungs.first?.reason.contains("Permission denied") == true)
+    }
+
+    /// A stream the driver cannot take, or controls it refuses, demote at once; a failed picture
+    /// waits for the error window; absent hardware is not an error of the stream.
+    @Test func whichErrorsDemoteAtOnce() {
+        #expect(DecoderLadder.rungCannotDecodeStream(V4L2Error.unsupportedStream("10-bit columns")))
+        #expect(DecoderLadder.rungCannotDecodeStream(V4L2Error.controlsRefused("the HEVC SPS control", errno: EINVAL)))
+        #expect(!DecoderLadder.rungCannotDecodeStream(V4L2Error.decodeFailed("the driver flagged the picture")))
+        #expect(DecoderLadder.rungHardwareAbsent(V4L2Error.noDecoder("none")))
+        #expect(!DecoderLadder.rungHardwareAbsent(V4L2Error.device("open /dev/video0", errno: EACCES)))
     }
 
     /// `auto` means VA-API, then V4L2, then software.

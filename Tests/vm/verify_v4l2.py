@@ -5,8 +5,8 @@ visl, the kernel's virtual stateless decoder, traces every HEVC control of every
 (visl_hevc_controls: sps, pps, slice_params, scaling_matrix, decode_params, 16 dpb entries,
 pred_weight_table). Each corpus stream was decoded by the kiosk's V4L2 rung and by GStreamer's
 v4l2slh265dec (the oracle: an implementation of the same uAPI no one here wrote), in two passes
-(slice-based without start codes; frame-based with Annex B start codes). Judged per pass and
-stream:
+(slice-based without start codes on every stream; frame-based with Annex B start codes on the
+streams where the mode matters). Judged per pass and stream:
 - both decoders ran to the end (exit 0); the kiosk's run had no VIDIOC_S_EXT_CTRLS refusal (the
   kernel validates the controls: a refusal is a decode error, hence a non-zero exit);
 - both sent the same pictures (matched by POC and its occurrence, in decode order) with the same
@@ -237,7 +237,7 @@ def main():
     a = ap.parse_args()
     env = dict(line.split("=", 1) for line in read(os.path.join(a.out, "guest.env")).splitlines() if "=" in line)
     env = {k: v.strip("'") for k, v in env.items()}
-    streams = env["STREAMS"].split()
+    streams = {"slice": env["STREAMS"].split(), "frame": env["FRAME_STREAMS"].split()}
     passes = env["PASSES"].split()
     what = dict(line.split("\t", 1) for line in read(os.path.join(a.corpus, "manifest.tsv")).splitlines() if "\t" in line)
 
@@ -251,7 +251,7 @@ def main():
 
     totals = collections.Counter()
     for p in passes:
-        for s in streams:
+        for s in streams[p]:
             base = os.path.join(a.out, f"v4l2-{p}-{s}")
             krc, grc = read(base + "-kiosk.rc").strip(), read(base + "-gst.rc").strip()
             klog, glog = read(base + "-kiosk.log"), read(base + "-gst.log")

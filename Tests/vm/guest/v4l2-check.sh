@@ -6,14 +6,18 @@
 # which pass, stream and decoder the events that follow belong to.
 #   pass slice: visl's defaults, slice-based decoding without start codes
 #   pass frame: frame-based decoding with Annex B start codes (visl-hevc-modes.patch's
-#               module parameters; each new file handle starts with them)
+#               module parameters; each new file handle starts with them), on FRAME_STREAMS: the
+#               streams where the mode changes more than the start code's three bytes (several
+#               slices, entry points, a new sequence) and a plain P stream
 # Evidence in $PF_VM_OUT: v4l2-trace.txt (the whole trace, read once at the end), v4l2-stats.txt
 # (per-CPU ring buffer counters: overruns lose events), v4l2-<pass>-<stream>-{kiosk,gst}.{log,rc},
 # v4l2-probe.json, v4l2-check.{json,rc}, v4l2-steps.log.
-. "$PF_VM_OUT/guest.env"     # KIOSK CORPUS STREAMS PASSES GST_KEEP KIOSK_TIMEOUT
+. "$PF_VM_OUT/guest.env"     # KIOSK CORPUS STREAMS FRAME_STREAMS PASSES GST_KEEP KIOSK_TIMEOUT
 O=$PF_VM_OUT
 T=/sys/kernel/tracing
-step() { echo "$(cut -d' ' -f1 /proc/uptime) $*" >> "$O/v4l2-steps.log"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+step() { echo "$(now) $*" >> "$O/v4l2-steps.log"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 echo "@@T v4l2-start $(cut -d' ' -f1 /proc/uptime)"
 : > "$O/v4l2-steps.log"
 step "kernel $(uname -r)"
@@ -51,22 +55,29 @@ for pass in $PASSES; do
     slice) echo N > /sys/module/visl/parameters/hevc_frame_based; echo N > /sys/module/visl/parameters/hevc_annex_b ;;
     frame) echo Y > /sys/module/visl/parameters/hevc_frame_based; echo Y > /sys/module/visl/parameters/hevc_annex_b ;;
   esac
-  for s in $STREAMS; do
+  streams=$STREAMS
+  [ "$pass" = frame ] && streams=$FRAME_STREAMS
+  for s in $streams; do
     f=$CORPUS/$s.hevc
     echo "@@case $pass $s kiosk" > $T/trace_marker
+    t0=$(now)
     timeout "$KIOSK_TIMEOUT" "$KIOSK" decode "$f" --rung v4l2 --v4l2-device "$video" > "$O/v4l2-$pass-$s-kiosk.log" 2>&1
     echo $? > "$O/v4l2-$pass-$s-kiosk.rc"
+    tk=$(since "$t0")
     echo "@@case $pass $s gst" > $T/trace_marker
+    t0=$(now)
     LD_PRELOAD=$GST_KEEP timeout "$KIOSK_TIMEOUT" gst-launch-1.0 --no-fault -q filesrc location="$f" ! h265parse \
       ! v4l2slh265dec ! fakesink > "$O/v4l2-$pass-$s-gst.log" 2>&1
     echo $? > "$O/v4l2-$pass-$s-gst.rc"
-    step "$pass $s: kiosk exit $(cat "$O/v4l2-$pass-$s-kiosk.rc"), gst exit $(cat "$O/v4l2-$pass-$s-gst.rc")"
+    step "$pass $s: kiosk exit $(cat "$O/v4l2-$pass-$s-kiosk.rc") ($tk s), gst exit $(cat "$O/v4l2-$pass-$s-gst.rc") ($(since "$t0") s)"
   done
   echo "@@T v4l2-$pass $(cut -d' ' -f1 /proc/uptime)"
 done
 echo "@@case end" > $T/trace_marker
 for c in $T/per_cpu/cpu*; do echo "$(basename "$c") $(tr '\n' ' ' < "$c/stats")"; done > "$O/v4l2-stats.txt"
+t0=$(now)
 cat $T/trace > "$O/v4l2-trace.txt"
+step "trace read in $(since "$t0") s"
 step "trace: $(wc -c < "$O/v4l2-trace.txt") bytes"
 dmesg > "$O/v4l2-dmesg.txt"
 echo "@@T v4l2-end $(cut -d' ' -f1 /proc/uptime)"
