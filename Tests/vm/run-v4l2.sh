@@ -39,6 +39,22 @@ for s in $frame_streams; do
   case " $streams " in *" $s "*) ;; *) fail "the corpus has no stream $s (manifest: $streams)" ;; esac
 done
 
+# --- two streams the rung must survive: a damaged copy of the P stream (slice data overwritten,
+# then cut short) and pictures wider than visl takes (4160x64, each an IDR: the rung refuses the
+# first, the ladder falls to software, which starts at the next IDR)
+damaged=$cache/v4l2-damaged.hevc
+python3 - "$corpus/lowdelay-p.hevc" "$damaged" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+for k in range(1, 40):  # every 1/40 of the stream, 16 bytes of 0xA5 (start codes survive rarely)
+    at = k * len(data) // 40
+    data[at:at + 16] = b"\xa5" * 16
+open(sys.argv[2], "wb").write(bytes(data[: len(data) * 9 // 10]))
+PY
+wide=$cache/v4l2-wide-4160x64.hevc
+[ -s "$wide" ] && [ "$wide" -nt "$here/run-v4l2.sh" ] || ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=4160x64:rate=30 \
+  -frames:v 3 -c:v libx265 -x265-params log-level=error:keyint=1 -f hevc "$wide" || fail "encoding the 4160x64 stream failed"
+
 out=$cache/run-v4l2
 rm -rf "$out" && mkdir -p "$out"
 cat > "$out/guest.env" <<EOF
@@ -46,6 +62,8 @@ KIOSK='$kiosk'
 CORPUS='$corpus'
 STREAMS='$streams'
 FRAME_STREAMS='$frame_streams'
+DAMAGED='$damaged'
+WIDE='$wide'
 PASSES='${PF_VM_V4L2_PASSES:-slice frame}'
 GST_KEEP='$cache/bin/gst-keep-entry-points.so'
 KIOSK_TIMEOUT=120

@@ -14,6 +14,8 @@ streams where the mode matters). Judged per pass and stream:
 - every traced field is equal, job by job: DPB entries as a set of (POC, flags, field_pic) —
   timestamps name buffers and differ by design —, and every DPB index (poc_st_curr_before/after,
   poc_lt_curr, ref_idx_l0/l1) resolved to the POC it names.
+Two more: a damaged stream ends in errors and keyframe asks, not a crash; pictures wider than
+visl takes are refused at once and the ladder's software rung decodes them as ffmpeg does.
 Fields where GStreamer 1.22 is itself wrong are listed in ORACLE_EXCEPTIONS with the reason; for
 them the kiosk's value is checked against the rule the kernel's uAPI documentation states.
 """
@@ -270,6 +272,27 @@ def main():
             totals["fields"] += nfields
             report(not diffs, name, f"{npics} pictures, {njobs} jobs, {nfields} fields equal to GStreamer's"
                    if not diffs else f"{len(diffs)} differences: " + "; ".join(diffs[:8]))
+
+    # damaged slice data: the rung reports errors (exit 1 from `decode`), never a crash or a hang
+    rc, log = read(os.path.join(a.out, "v4l2-damaged.rc")).strip(), read(os.path.join(a.out, "v4l2-damaged.log"))
+    summary = next((l for l in log.splitlines() if "access units" in l), "")
+    report(rc in ("0", "1") and "keyframe requests" in summary and "Fatal error" not in log,
+           "v4l2 damaged stream: errors and keyframe asks, no crash", f"exit {rc or '?'}; {summary or log[-300:]}")
+    # pictures wider than visl's 4096, each an IDR: the rung refuses the stream at its first picture,
+    # software decodes from the next IDR on (those frames equal ffmpeg's last two)
+    rc, log = read(os.path.join(a.out, "v4l2-wide.rc")).strip(), read(os.path.join(a.out, "v4l2-wide.log"))
+    got = [l.split(",")[-1].strip() for l in read(os.path.join(a.out, "v4l2-wide.framemd5")).splitlines() if l and not l.startswith("#")]
+    want = []
+    try:
+        import subprocess
+        ff = subprocess.run(["ffmpeg", "-v", "error", "-i", env["WIDE"], "-f", "framemd5", "-"], capture_output=True, text=True)
+        want = [l.split(",")[-1].strip() for l in ff.stdout.splitlines() if l and not l.startswith("#")]
+    except OSError:
+        pass
+    demoted = "demoted from v4l2" in log and "exceeds the driver's" in log
+    report(demoted and len(want) == 3 and got == want[1:], "v4l2 refused stream falls to software",
+           f"exit {rc or '?'}, {len(got)} frames ({'equal to' if got == want[1:] else 'differ from'} ffmpeg's last {len(want) - 1}); "
+           + " ".join(l for l in log.splitlines() if "v4l2" in l)[:300])
 
     check = read(os.path.join(a.out, "v4l2-check.json"))
     probe = read(os.path.join(a.out, "v4l2-probe.json"))

@@ -73,6 +73,16 @@ for pass in $PASSES; do
   done
   echo "@@T v4l2-$pass $(cut -d' ' -f1 /proc/uptime)"
 done
+# what the rung must survive: damaged slice data (errors and keyframe asks, no crash), and a
+# stream wider than the driver takes (the ladder falls to software at the first picture)
+echo N > /sys/module/visl/parameters/hevc_frame_based; echo N > /sys/module/visl/parameters/hevc_annex_b
+echo "@@case robust damaged kiosk" > $T/trace_marker
+timeout "$KIOSK_TIMEOUT" "$KIOSK" decode "$DAMAGED" --rung v4l2 --v4l2-device "$video" > "$O/v4l2-damaged.log" 2>&1
+echo $? > "$O/v4l2-damaged.rc"
+echo "@@case robust wide kiosk" > $T/trace_marker
+timeout "$KIOSK_TIMEOUT" "$KIOSK" decode "$WIDE" --rung auto --v4l2-device "$video" --framemd5 > "$O/v4l2-wide.framemd5" 2> "$O/v4l2-wide.log"
+echo $? > "$O/v4l2-wide.rc"
+step "robustness: damaged exit $(cat "$O/v4l2-damaged.rc"), wide exit $(cat "$O/v4l2-wide.rc")"
 echo "@@case end" > $T/trace_marker
 for c in $T/per_cpu/cpu*; do echo "$(basename "$c") $(tr '\n' ' ' < "$c/stats")"; done > "$O/v4l2-stats.txt"
 t0=$(now)
