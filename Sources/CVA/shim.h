@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <linux/dma-buf.h>
+#include <libdrm/drm.h>
+#include <string.h>
 
 /* Constants Swift cannot import (function-like macros or casts in libva's headers). */
 #define PF_VA_FOURCC_NV12 0x3231564Eu
@@ -25,6 +27,20 @@ static inline int pf_dmabuf_export_sync_file(int fd) {
     (void)fd;
     return -ENOTTY;
 #endif
+}
+
+/// The DRM driver name of the node behind `fd` (DRM_IOCTL_VERSION: "i915", "amdgpu", "xe" …),
+/// NUL-terminated in `name`. Returns 0, or -errno (-ENOTTY: `fd` is not a DRM node). Here rather
+/// than in CDRM so the VA-API rung needs no libdrm link for one ioctl.
+static inline int pf_drm_driver_name(int fd, char *name, size_t capacity) {
+    if (capacity == 0) return -EINVAL;
+    struct drm_version v;
+    memset(&v, 0, sizeof v);
+    v.name = name;
+    v.name_len = capacity - 1;
+    if (ioctl(fd, DRM_IOCTL_VERSION, &v) != 0) return -errno;
+    name[v.name_len < capacity ? v.name_len : capacity - 1] = 0;
+    return 0;
 }
 
 /* Layout of the libva HEVC decode structs as the C compiler sees the installed headers; the

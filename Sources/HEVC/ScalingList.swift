@@ -39,6 +39,39 @@ public struct ScalingList: Sendable, Equatable {
         dcCoef = [[UInt8]](repeating: [UInt8](repeating: 16, count: 6), count: 2)
     }
 
+    /// The up-right diagonal scan of a `blockSize`×`blockSize` block (H.265 6.5.3): entry i is
+    /// the raster position (y · blockSize + x) of the i-th coefficient in coded order.
+    public static func upRightDiagonalScan(blockSize: Int) -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(blockSize * blockSize)
+        var x = 0, y = 0
+        while out.count < blockSize * blockSize {
+            while y >= 0 {
+                if x < blockSize && y < blockSize { out.append(y * blockSize + x) }
+                y -= 1
+                x += 1
+            }
+            y = x
+            x = 0
+        }
+        return out
+    }
+
+    static let scan4x4 = upRightDiagonalScan(blockSize: 4)
+    static let scan8x8 = upRightDiagonalScan(blockSize: 8)
+
+    /// List (sizeId, matrixId) in raster order (row by row): the coded-order coefficients put
+    /// where the up-right diagonal scan places them — the order VAIQMatrixBufferHEVC and the
+    /// V4L2 HEVC scaling matrix control want. 16 entries for sizeId 0, 64 (the 8×8 grid that
+    /// is upsampled for 16×16 and 32×32) otherwise.
+    public func raster(sizeId: Int, matrixId: Int) -> [UInt8] {
+        let coded = lists[sizeId][matrixId]
+        let scan = coded.count == 16 ? Self.scan4x4 : Self.scan8x8
+        var out = [UInt8](repeating: 0, count: coded.count)
+        for (i, position) in scan.enumerated() where i < coded.count && position < out.count { out[position] = coded[i] }
+        return out
+    }
+
     public static func read(_ r: inout BitReader) throws(HEVCError) -> ScalingList {
         var sl = ScalingList()
         for sizeId in 0..<4 {

@@ -112,10 +112,16 @@ public struct DecodeObservation: Sendable {
         /// Why the VA driver did not initialise.
         public var openError: String?
         public var profiles: [Profile]
+        /// The node's DRM driver name (DRM_IOCTL_VERSION); nil when unknown.
+        public var drmDriver: String?
+        /// The sync path decoded pictures take on this node ("sync-file" / "va-sync-surface")
+        /// and the sentence saying why; nil when the node did not open.
+        public var syncPath: String?
+        public var syncWhy: String?
         public init(path: String, kernelDriver: String? = nil, vendor: String? = nil, openError: String? = nil,
-                    profiles: [Profile] = []) {
+                    profiles: [Profile] = [], drmDriver: String? = nil, syncPath: String? = nil, syncWhy: String? = nil) {
             self.path = path; self.kernelDriver = kernelDriver; self.vendor = vendor; self.openError = openError
-            self.profiles = profiles
+            self.profiles = profiles; self.drmDriver = drmDriver; self.syncPath = syncPath; self.syncWhy = syncWhy
         }
     }
 
@@ -156,7 +162,7 @@ public enum DecodeJudge {
                 "VA-API", .notAvailable, "no VA-API device: there is no DRM render node (/dev/dri/renderD*).",
                 action: "Streams decode in software (libavcodec); a GPU with a VA-API driver decodes HEVC in hardware."))
         }
-        for node in o.nodes { findings += judge(node, rates: vaRates) }
+        for node in o.nodes { findings += judge(node, rates: vaRates) + sync(node) }
         let v4l2 = judge(o.v4l2, rates: o.rates.filter { $0.rung == "v4l2" })
         // A board that decodes on V4L2 has no VA-API device by nature: that is a side fact there.
         if v4l2.contains(where: { $0.verdict == .ok }) {
@@ -214,6 +220,14 @@ public enum DecodeJudge {
             }
         }
         return out
+    }
+
+    /// Which fence the display waits on for this node's pictures, and why: informational (each
+    /// path is correct where the table chooses it); nothing for a node that did not open.
+    static func sync(_ node: DecodeObservation.Node) -> [Finding] {
+        guard let path = node.syncPath, let why = node.syncWhy else { return [] }
+        return [Finding("\(node.path) decode sync", .ok, "\(path): \(why).",
+                        facts: [Fact("DRM driver", node.drmDriver ?? "unknown"), Fact("path", path)], informational: true)]
     }
 
     /// One clip's verdict and sentence; `rung` names the hardware rung.

@@ -38,10 +38,13 @@ public enum DecodeCheck {
     /// - Parameter ratePasses: at most how often the 1080p clip is decoded for each rate (0: no
     ///   rates); passes stop once a second has been spent (a slow box measures one pass).
     /// - Parameter v4l2Scan: finds the V4L2 stateless decoders (`observeV4L2`).
+    /// - Parameter decodeSync: the config's `decode-sync`, which each node's sync decision is
+    ///   made with (and reported).
     public static func observe(nodes: [String] = VADisplayConnection.renderNodes(),
                                open: (String) throws -> VADisplayConnection = { try VADisplayConnection.open(renderNode: $0) },
                                v4l2Scan: () -> (devices: [V4L2DecoderDevice], skipped: [V4L2Decoders.Skipped]) = { V4L2Decoders.scan() },
-                               clips: [CheckClip] = CheckClip.comparison, ratePasses: Int = 6) -> DecodeObservation {
+                               clips: [CheckClip] = CheckClip.comparison, ratePasses: Int = 6,
+                               decodeSync: DecodeSyncSetting = .auto) -> DecodeObservation {
         var references: [String: [Picture]] = [:]
         var softwareError: String?
         for clip in clips {
@@ -60,6 +63,10 @@ public enum DecodeCheck {
             }
             var node = observe(connection: connection, clips: clips, references: references)
             node.kernelDriver = kernelDriver(path)
+            let sync = DecodeSyncDecision.decide(drmDriver: connection.drmDriver, setting: decodeSync)
+            node.drmDriver = connection.drmDriver
+            node.syncPath = sync.path.rawValue
+            node.syncWhy = sync.why
             observed.append(node)
             if ratePasses > 0, connection.canDecode(.main), let r = try? vaRate(CheckClip.rate, connection: connection, passes: ratePasses) {
                 rates.append(r)

@@ -46,6 +46,8 @@ public final class DecoderLadder {
         public var headroom: Int
         /// libavcodec slice threads (nil: its default).
         public var softwareThreads: Int?
+        /// The VA-API rung's sync path (`decode-sync`; `.auto`: `DecodeSyncDecision`'s table).
+        public var decodeSync: DecodeSyncSetting = .auto
 
         public init(rungs: [DecoderRungKind] = DecoderRungKind.automatic, errorsToDemote: Int = 3,
                     demotionWindowNanos: UInt64 = 1_000_000_000,
@@ -159,7 +161,8 @@ public final class DecoderLadder {
         switch kind {
         case .vaapi:
             let connection = try configuration.openVADisplay()
-            return StatelessRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom), kind: .vaapi)
+            return StatelessRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom,
+                                                  sync: configuration.decodeSync), kind: .vaapi)
         case .v4l2:
             return StatelessRung(V4L2Decoder(device: try configuration.chooseV4L2Device(), headroom: configuration.headroom), kind: .v4l2)
         case .software:

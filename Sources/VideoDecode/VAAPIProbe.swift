@@ -14,12 +14,22 @@ public enum VAAPIProbe {
         public var path: String
         /// The kernel driver bound to the node (sysfs), e.g. "i915", "amdgpu".
         public var kernelDriver: String?
+        /// The node's DRM driver name (DRM_IOCTL_VERSION), which the sync decision reads.
+        public var drmDriver: String?
+        /// How decoded pictures are fenced on this node, and why (`DecodeSyncDecision`).
+        public var decodeSync: Sync?
         /// vaQueryVendorString of the VA driver libva loaded; nil when it did not initialise.
         public var vendor: String?
         public var vaAPIVersion: String?
         public var hevcProfiles: [Profile]
         /// Why the node could not be used.
         public var error: String?
+    }
+
+    public struct Sync: Encodable, Sendable {
+        /// "sync-file" or "va-sync-surface".
+        public var path: String
+        public var why: String
     }
 
     public struct Profile: Encodable, Sendable {
@@ -31,21 +41,23 @@ public enum VAAPIProbe {
         public var decodable: Bool
     }
 
-    /// Probes every render node (`VADisplayConnection.renderNodes()`).
-    public static func report(nodes: [String] = VADisplayConnection.renderNodes()) -> Report {
+    /// Probes every render node (`VADisplayConnection.renderNodes()`); `decodeSync` is the
+    /// config's setting the sync decision is made with.
+    public static func report(nodes: [String] = VADisplayConnection.renderNodes(),
+                              decodeSync: DecodeSyncSetting = .auto) -> Report {
         let probed = nodes.map { path -> Node in
             do throws(VAAPIError) {
-                return node(try VADisplayConnection.open(renderNode: path))
+                return node(try VADisplayConnection.open(renderNode: path), decodeSync: decodeSync)
             } catch {
-                return Node(path: path, kernelDriver: kernelDriver(path), vendor: nil, vaAPIVersion: nil,
-                            hevcProfiles: [], error: error.description)
+                return Node(path: path, kernelDriver: kernelDriver(path), drmDriver: nil, decodeSync: nil, vendor: nil,
+                            vaAPIVersion: nil, hevcProfiles: [], error: error.description)
             }
         }
         return Report(renderNodes: probed, decodableHEVCProfiles: decodable(probed))
     }
 
     /// Probes one initialised display.
-    public static func node(_ c: VADisplayConnection) -> Node {
+    public static func node(_ c: VADisplayConnection, decodeSync: DecodeSyncSetting = .auto) -> Node {
         let profiles = c.profiles().filter { vaProfileName($0).contains("HEVC") }.map { p -> Profile in
             let entrypoints = c.entrypoints(p)
             let rt = entrypoints.contains(VAEntrypointVLD) ? c.rtFormats(p) : 0
@@ -54,7 +66,9 @@ public enum VAAPIProbe {
             return Profile(name: vaProfileName(p), entrypoints: entrypoints.map(entrypointName),
                            rtFormats: rtFormatNames(rt), decodable: needed != 0 && rt & needed != 0)
         }
-        return Node(path: c.devicePath, kernelDriver: kernelDriver(c.devicePath), vendor: c.vendor,
+        let sync = DecodeSyncDecision.decide(drmDriver: c.drmDriver, setting: decodeSync)
+        return Node(path: c.devicePath, kernelDriver: kernelDriver(c.devicePath), drmDriver: c.drmDriver,
+                    decodeSync: Sync(path: sync.path.rawValue, why: sync.why), vendor: c.vendor,
                     vaAPIVersion: "\(c.apiVersion.major).\(c.apiVersion.minor)", hevcProfiles: profiles, error: nil)
     }
 

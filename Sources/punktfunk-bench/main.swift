@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [--quick] [--waits N]
 //                 [--signal NAME] [--seeds N]
 // `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
 // name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 8, 1 with --quick).
@@ -55,6 +55,9 @@ if all || args.contains("decode") {
         print("decode bench failed: \(error)")
         exit(1)
     }
+}
+if all || args.contains("decode") || args.contains("decode-sync") {
+    for line in DecodeSyncBench(frames: quick ? 10_000 : 1_000_000).report() { print(line) }
 }
 if all || args.contains("display") {
     for line in ConversionBenchmark.report(frames: quick ? 10 : 60) { print(line) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SelfCheck
 import SelfCheckDecode
+import VideoDecode
 
 /// `punktfunk-kiosk check`: a self-test of this box's GPU decode, display, sound, input, network
 /// and system, each section ok / degraded / failed / not available with one sentence of why and
@@ -49,7 +50,8 @@ struct CheckCommand: ParsableCommand {
     }
 
     static func gather(display takeScreen: Bool, seconds: Double, card: String?) -> Report {
-        let decode = DecodeCheck.observe()
+        let sync = ProfileConfig.load().decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
+        let decode = DecodeCheck.observe(decodeSync: sync)
         var displayObservation = CheckGather.display()
         if let card {
             let listed = displayObservation.cards.map(\.path)

@@ -21,7 +21,8 @@ struct ProbeCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let vaapi = (try? encoder.encode(VAAPIProbe.report())).map { String(decoding: $0, as: UTF8.self) }
+        let sync = ProfileConfig.load().decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
+        let vaapi = (try? encoder.encode(VAAPIProbe.report(decodeSync: sync))).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"VA-API report could not be encoded\"}"
         let v4l2 = (try? encoder.encode(V4L2Probe.report())).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"V4L2 report could not be encoded\"}"

@@ -1,10 +1,12 @@
 import Kiosk
+import VideoDecode
 
 extension RunnerConfiguration {
     /// What a live session asks for and plays with: the bitrate, input and sound, each from its
     /// option, else from the config.
     mutating func applySessionOptions(config: KioskConfig, stream: StreamOptions, input: InputOptions, sound: AudioOptions) throws {
         bitrateKbps = stream.bitrate ?? config.bitrateKbps
+        decodeSync = config.decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
         try input.apply(to: &self, config: config)
         // Under a compositor, its keyboard and mouse come through its seat.
         openSeat = WaylandBackend.openSeat

@@ -10,6 +10,7 @@ import Testing
         c.autoconnect = "den.box-1"
         c.displayMode = "1920x1080@59.94"
         c.decoder = "auto"
+        c.decodeSync = "va-sync-surface"
         c.bitrateKbps = 40_000
         c.audioDevice = "hw:CARD=PCH,DEV=0"
         c.statsOverlay = true
@@ -51,6 +52,14 @@ import Testing
         #expect(c.problems[0].description == "config line 3: decoder must be auto, vaapi, v4l2 or software, not \"quantum\" (ignored)")
         #expect(c.problems[1].message == "no '=' in \"this line has no equals\"")
         #expect(c.problems[5].message == "unknown key \"frobnicate\"")
+    }
+
+    @Test func decodeSyncTakesTheThreePathsOnly() {
+        let c = KioskConfig(text: "decode-sync = sync-file\ndecode-sync = sometimes\n")
+        #expect(c.decodeSync == "sync-file")
+        #expect(c.problems.map(\.message) == ["decode-sync must be auto, sync-file or va-sync-surface, not \"sometimes\""])
+        #expect(KioskConfig(text: "decode-sync = auto").decodeSync == "auto")
+        #expect(KioskConfig(text: "decode-sync = va-sync-surface").text.contains("decode-sync = va-sync-surface\n"))
     }
 
     @Test func writesReplaceTheFileWholeAndLeaveNoTemporary() throws {

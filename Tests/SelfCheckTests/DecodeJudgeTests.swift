@@ -77,6 +77,23 @@ struct DecodeJudgeTests {
         #expect(!s.findings.contains { $0.verdict == .failed })
     }
 
+    /// Each opened node says which fence its pictures take and why, as an informational finding
+    /// after its profiles (it never changes the section's verdict); a node that did not open says nothing.
+    @Test func theSyncPathIsReportedPerNode() {
+        let node = DecodeObservation.Node(path: "/dev/dri/renderD128", kernelDriver: "xe", vendor: "Intel iHD driver 24.1.0",
+                                          profiles: [.init(name: "Main", offered: true, clips: [.init(name: "8-bit 4:2:0", comparison: .identical(frames: 8))])],
+                                          drmDriver: "xe", syncPath: "va-sync-surface",
+                                          syncWhy: "xe is explicit-sync only: an exported buffer carries no decode fence, so the decode thread waits in vaSyncSurface")
+        let s = DecodeJudge.judge(.init(nodes: [node, .init(path: "/dev/dri/renderD129", openError: "no driver")]))
+        let sync = s.findings.filter { $0.subject.hasSuffix("decode sync") }
+        #expect(sync.count == 1)
+        #expect(sync.first?.subject == "/dev/dri/renderD128 decode sync")
+        #expect(sync.first?.why.hasPrefix("va-sync-surface: xe is explicit-sync only") == true)
+        #expect(sync.first?.informational == true && sync.first?.verdict == .ok)
+        #expect(sync.first?.facts.contains(Fact("DRM driver", "xe")) == true)
+        #expect(s.findings[0].subject == "/dev/dri/renderD128 HEVC Main")
+    }
+
     @Test func aDriverThatDoesNotInitialiseIsNotAvailable() {
         let s = DecodeJudge.judge(.init(nodes: [.init(path: "/dev/dri/renderD128", kernelDriver: "virtio_gpu",
                                                       openError: "vaInitialize(/dev/dri/renderD128) failed: status 0x1")]))

@@ -18,6 +18,12 @@ struct VAAPIProbeTests {
         #expect(byName.values.allSatisfy { $0.decodable })
         let json = String(decoding: try JSONEncoder().encode(node), as: UTF8.self)
         #expect(json.contains("\"hevcProfiles\""))
+        // A plain file is no DRM node: the sync decision says so and waits in vaSyncSurface.
+        #expect(node.drmDriver == nil)
+        #expect(node.decodeSync?.path == "va-sync-surface")
+        #expect(node.decodeSync?.why.contains("DRM driver is unknown") == true)
+        let forced = VAAPIProbe.node(try VARecordingDriver.Device().connect(), decodeSync: .syncFile)
+        #expect(forced.decodeSync?.path == "sync-file")
 
         let noMain10 = VAAPIProbe.node(try VARecordingDriver.Device(config: ["main10": "0"]).connect())
         #expect(noMain10.hevcProfiles.map(\.name) == ["VAProfileHEVCMain"])

@@ -56,6 +56,9 @@ public struct KioskConfig: Sendable, Equatable {
     public var display: DisplayBackend?
     /// `auto`, `vaapi`, `v4l2` or `software`.
     public var decoder: String?
+    /// How the VA-API rung's pictures are fenced: `auto` (by the GPU's kernel driver),
+    /// `sync-file` or `va-sync-surface` (`DecodeSyncSetting`; forcing one is for bug reports).
+    public var decodeSync: String?
     public var bitrateKbps: UInt32?
     public var audioDevice: String?
     public var statsOverlay: Bool?
@@ -90,6 +93,7 @@ public struct KioskConfig: Sendable, Equatable {
     }
 
     static let decoders: Set<String> = ["auto", "vaapi", "v4l2", "software"]
+    static let decodeSyncs: Set<String> = ["auto", "sync-file", "va-sync-surface"]
 
     public init(text: String) {
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -122,6 +126,9 @@ public struct KioskConfig: Sendable, Equatable {
         case "decoder":
             guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi, v4l2 or software, not \"\(value)\"" }
             decoder = value
+        case "decode-sync":
+            guard Self.decodeSyncs.contains(value) else { return "decode-sync must be auto, sync-file or va-sync-surface, not \"\(value)\"" }
+            decodeSync = value
         case "bitrate":
             guard let kbps = UInt32(value), kbps > 0 else { return "bitrate must be kbit/s, a positive whole number, not \"\(value)\"" }
             bitrateKbps = kbps
@@ -185,6 +192,7 @@ public struct KioskConfig: Sendable, Equatable {
         add("display", display?.rawValue)
         add("display-mode", displayMode)
         add("decoder", decoder)
+        add("decode-sync", decodeSync)
         add("bitrate", bitrateKbps.map(String.init))
         add("audio-device", audioDevice)
         add("stats-overlay", statsOverlay.map { $0 ? "true" : "false" })

@@ -307,9 +307,11 @@ public final class KioskRunner {
         }
         let decodes = screen != nil || configuration.decodeWhenHeadless
         let displayNode = screen?.deviceNode
-        let pipeline = StreamPipeline(options: options, decoder: decodes ? .init(rungs: configuration.decoder, openVADisplay: {
+        var decoding = DecoderLadder.Configuration(rungs: configuration.decoder, openVADisplay: {
             try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
-        }) : nil)
+        })
+        decoding.decodeSync = configuration.decodeSync
+        let pipeline = StreamPipeline(options: options, decoder: decodes ? decoding : nil)
         let audio = makeAudio()
         let live = LiveStats(audio: audio)
         let screenStats = self.screenStats

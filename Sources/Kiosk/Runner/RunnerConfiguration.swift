@@ -34,6 +34,8 @@ public struct RunnerConfiguration {
     public var profile: Profile
     /// Decoder rungs for live sessions, tried in order.
     public var decoder: [DecoderRungKind]
+    /// The VA-API rung's sync path (the config's `decode-sync`).
+    public var decodeSync: DecodeSyncSetting = .auto
     /// Decode a headless session too (pictures are counted and released; a line at the end says
     /// how many); otherwise a headless session only moves access units.
     public var decodeWhenHeadless: Bool

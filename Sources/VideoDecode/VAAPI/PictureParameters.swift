@@ -36,7 +36,6 @@ enum PictureParameters {
         p.pic_width_in_luma_samples = UInt16(truncatingIfNeeded: sps.picWidthInLumaSamples)
         p.pic_height_in_luma_samples = UInt16(truncatingIfNeeded: sps.picHeightInLumaSamples)
 
-        let hasB = plan.slices.contains { $0.header.sliceType == .b }
         p.pic_fields.bits.chroma_format_idc = UInt32(sps.chromaFormatIdc)
         p.pic_fields.bits.separate_colour_plane_flag = bit(sps.separateColourPlaneFlag)
         p.pic_fields.bits.pcm_enabled_flag = bit(sps.pcmEnabledFlag)
@@ -55,9 +54,10 @@ enum PictureParameters {
         p.pic_fields.bits.pps_loop_filter_across_slices_enabled_flag = bit(pps.ppsLoopFilterAcrossSlicesEnabledFlag)
         p.pic_fields.bits.loop_filter_across_tiles_enabled_flag = bit(pps.loopFilterAcrossTilesEnabledFlag)
         p.pic_fields.bits.pcm_loop_filter_disabled_flag = bit(sps.pcmLoopFilterDisabledFlag)
-        // Hints: no output reordering in the sequence; no B slice in this picture.
-        p.pic_fields.bits.NoPicReorderingFlag = bit((sps.spsMaxNumReorderPics.last ?? 0) == 0)
-        p.pic_fields.bits.NoBiPredFlag = bit(!hasB)
+        // NoPicReorderingFlag / NoBiPredFlag are hints a driver may use to skip work; 0 ("no
+        // promise") is what libavcodec sends and is right for every stream.
+        p.pic_fields.bits.NoPicReorderingFlag = 0
+        p.pic_fields.bits.NoBiPredFlag = 0
 
         p.sps_max_dec_pic_buffering_minus1 = sps.spsMaxDecPicBufferingMinus1.last ?? 0
         p.bit_depth_luma_minus8 = sps.bitDepthLumaMinus8
@@ -77,16 +77,19 @@ enum PictureParameters {
         p.pps_cb_qp_offset = pps.ppsCbQpOffset
         p.pps_cr_qp_offset = pps.ppsCrQpOffset
         p.log2_parallel_merge_level_minus2 = pps.log2ParallelMergeLevelMinus2
-        p.num_tile_columns_minus1 = pps.numTileColumnsMinus1
-        p.num_tile_rows_minus1 = pps.numTileRowsMinus1
-        // Column widths / row heights as derived (6.5.1), uniform spacing included.
-        withUnsafeMutableBytes(of: &p.column_width_minus1) { raw in
-            let out = raw.bindMemory(to: UInt16.self)
-            for (i, w) in pps.colWidth.prefix(out.count).enumerated() { out[i] = UInt16(clamping: w - 1) }
-        }
-        withUnsafeMutableBytes(of: &p.row_height_minus1) { raw in
-            let out = raw.bindMemory(to: UInt16.self)
-            for (i, h) in pps.rowHeight.prefix(out.count).enumerated() { out[i] = UInt16(clamping: h - 1) }
+        // Tiles only when the PPS enables them (Mesa reads these fields only then); column widths /
+        // row heights as derived (6.5.1), uniform spacing included.
+        if pps.tilesEnabledFlag {
+            p.num_tile_columns_minus1 = pps.numTileColumnsMinus1
+            p.num_tile_rows_minus1 = pps.numTileRowsMinus1
+            withUnsafeMutableBytes(of: &p.column_width_minus1) { raw in
+                let out = raw.bindMemory(to: UInt16.self)
+                for (i, w) in pps.colWidth.prefix(out.count).enumerated() { out[i] = UInt16(clamping: w - 1) }
+            }
+            withUnsafeMutableBytes(of: &p.row_height_minus1) { raw in
+                let out = raw.bindMemory(to: UInt16.self)
+                for (i, h) in pps.rowHeight.prefix(out.count).enumerated() { out[i] = UInt16(clamping: h - 1) }
+            }
         }
 
         let nal = plan.nalUnitType
@@ -103,7 +106,9 @@ enum PictureParameters {
         p.slice_parsing_fields.bits.slice_segment_header_extension_present_flag = bit(pps.sliceSegmentHeaderExtensionPresentFlag)
         p.slice_parsing_fields.bits.RapPicFlag = bit((16...23).contains(nal))
         p.slice_parsing_fields.bits.IdrPicFlag = bit(nal == 19 || nal == 20)
-        p.slice_parsing_fields.bits.IntraPicFlag = bit(plan.slices.allSatisfy { $0.header.sliceType == .i })
+        // Set for IRAP pictures only, as libavcodec does: a non-IRAP picture of I slices reads
+        // "may have inter slices", which costs a driver nothing and promises nothing wrong.
+        p.slice_parsing_fields.bits.IntraPicFlag = bit((16...23).contains(nal))
 
         p.log2_max_pic_order_cnt_lsb_minus4 = sps.log2MaxPicOrderCntLsbMinus4
         p.num_short_term_ref_pic_sets = sps.numShortTermRefPicSets
@@ -119,8 +124,10 @@ enum PictureParameters {
     }
 
     /// The scaling lists in force for `plan` (PPS lists override the SPS's, 7.4.3.3), as the IQ
-    /// matrix buffer wants them: coded (up-right diagonal) order, 32×32 lists for matrixId 0
-    /// and 3 only. Nil when scaling_list_enabled_flag is 0.
+    /// matrix buffer wants them: raster order ("Matrix entries are in raster scan order",
+    /// va_dec_hevc.h; Mesa turns them back into diagonal order, iHD reads them as raster), the
+    /// 16×16/32×32 DC values beside, 32×32 lists for matrixId 0 and 3 only. Nil when
+    /// scaling_list_enabled_flag is 0.
     static func iqMatrix(_ plan: PicturePlan) -> VAIQMatrixBufferHEVC? {
         guard plan.sps.scalingListEnabledFlag else { return nil }
         let lists = plan.pps.ppsScalingListDataPresentFlag ? (plan.pps.scalingList ?? .default)
@@ -129,7 +136,7 @@ enum PictureParameters {
         func fill<T>(_ field: inout T, sizeId: Int, matrices: [Int], count: Int) {
             withUnsafeMutableBytes(of: &field) { raw in
                 for (row, matrixId) in matrices.enumerated() {
-                    let src = lists.lists[sizeId][matrixId]
+                    let src = lists.raster(sizeId: sizeId, matrixId: matrixId)
                     for j in 0..<min(count, src.count) { raw[row * count + j] = src[j] }
                 }
             }

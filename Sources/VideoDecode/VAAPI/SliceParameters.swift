@@ -59,7 +59,9 @@ enum SliceParameters {
             fillWeights(&s, w, sps: sps, lists: h.sliceType == .b ? 2 : 1)
         }
         s.five_minus_max_num_merge_cand = h.sliceType == .i ? 0 : h.fiveMinusMaxNumMergeCand
-        s.num_entry_point_offsets = UInt16(clamping: h.numEntryPointOffsets)
+        // No entry points: without the subset buffer (VASliceParameterBufferType's entry point
+        // array) a count alone is unusable, and libavcodec and Intel's own MSDK send 0 for WPP.
+        s.num_entry_point_offsets = 0
         s.entry_offset_to_subset_array = 0
         s.slice_data_num_emu_prevn_bytes = UInt16(clamping: emulationPreventionBytes)
         return s

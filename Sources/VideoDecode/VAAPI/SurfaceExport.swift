@@ -72,12 +72,12 @@ enum SurfaceExport {
         for fd in Set(fds) where fd >= 0 { close(fd) }
     }
 
-    /// The reader's fence: a sync_file per object from DMA_BUF_IOCTL_EXPORT_SYNC_FILE, or — when
-    /// the kernel or exporter lacks the ioctl, or `explicitSync` is off — vaSyncSurface and
-    /// `.completed`.
+    /// The reader's fence: on the sync-file path (`DecodeSyncDecision`) a sync_file per object
+    /// from DMA_BUF_IOCTL_EXPORT_SYNC_FILE; otherwise — or when the kernel or exporter lacks the
+    /// ioctl — vaSyncSurface and `.completed`.
     static func fence(_ display: VADisplay, surface: VASurfaceID, objects: [DMABufFrame.Object],
-                      explicitSync: Bool) throws(VAAPIError) -> DMABufFrame.Fence {
-        if explicitSync {
+                      syncFile: Bool) throws(VAAPIError) -> DMABufFrame.Fence {
+        if syncFile {
             var files: [Int32] = []
             for o in objects {
                 let f = pf_dmabuf_export_sync_file(o.fd)

@@ -29,9 +29,10 @@ public final class VAAPIDecoder {
     public let connection: VADisplayConnection
     /// Surfaces beyond max DPB + 1 for pictures the display holds.
     public let headroom: Int
-    /// Take fences from DMA_BUF_IOCTL_EXPORT_SYNC_FILE (falls back to vaSyncSurface when the
-    /// kernel lacks it). `PUNKTFUNK_VAAPI_EXPLICIT_SYNC=0` turns it off.
-    public var explicitSync: Bool
+    /// How readers learn a picture is decoded (`DecodeSyncDecision`, from the node's DRM driver
+    /// and the `decode-sync` setting). On the sync-file path an exporter without
+    /// DMA_BUF_IOCTL_EXPORT_SYNC_FILE still falls back to vaSyncSurface, picture by picture.
+    public let sync: DecodeSyncDecision
     private var parser = HEVCParser()
     private var planner: DecodePlanner
     private var session: Session?
@@ -47,12 +48,12 @@ public final class VAAPIDecoder {
     public var awaitingIRAP: Bool { planner.awaitingIRAP }
 
     /// - Throws: `.profileUnsupported("Main")` when the driver has no HEVC Main VLD entrypoint.
-    public init(connection: VADisplayConnection, headroom: Int = 8) throws(VAAPIError) {
+    public init(connection: VADisplayConnection, headroom: Int = 8, sync setting: DecodeSyncSetting = .auto) throws(VAAPIError) {
         guard connection.canDecode(.main) else { throw .profileUnsupported(HEVCProfile.main.rawValue) }
         self.connection = connection
         self.headroom = max(0, headroom)
         planner = DecodePlanner(headroom: self.headroom, holdsOutputPictures: true)
-        explicitSync = ProcessInfo.processInfo.environment["PUNKTFUNK_VAAPI_EXPLICIT_SYNC"] != "0"
+        sync = DecodeSyncDecision.decide(drmDriver: connection.drmDriver, setting: setting)
     }
 
     deinit {
@@ -262,7 +263,7 @@ public final class VAAPIDecoder {
         }
         do throws(VAAPIError) {
             fence = try SurfaceExport.fence(connection.display, surface: surface, objects: exported.objects,
-                                            explicitSync: explicitSync)
+                                            syncFile: sync.path == .syncFile)
         } catch {
             for o in exported.objects { close(o.fd) }
             releaseHold()

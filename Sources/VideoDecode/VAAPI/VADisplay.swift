@@ -25,6 +25,9 @@ public final class VADisplayConnection: @unchecked Sendable {
     public let devicePath: String
     /// vaQueryVendorString, the driver's name and version.
     public let vendor: String
+    /// The DRM driver behind the node ("i915", "amdgpu", "xe" …); nil when the fd is not a DRM
+    /// node (a test fake's file) or the kernel would not say.
+    public let drmDriver: String?
     /// libva's API version (1.17 for libva 2.17).
     public let apiVersion: (major: Int, minor: Int)
 
@@ -84,6 +87,7 @@ public final class VADisplayConnection: @unchecked Sendable {
         self.display = display
         self.fd = fd
         devicePath = path
+        drmDriver = Self.drmDriverName(fd: fd)
         vaSetInfoCallback(display, nil, nil)  // libva's info lines stay off stderr
         var major: Int32 = 0, minor: Int32 = 0
         let status = vaInitialize(display, &major, &minor)
@@ -94,6 +98,13 @@ public final class VADisplayConnection: @unchecked Sendable {
         }
         apiVersion = (Int(major), Int(minor))
         vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? ""
+    }
+
+    static func drmDriverName(fd: Int32) -> String? {
+        var name = [CChar](repeating: 0, count: 64)
+        guard pf_drm_driver_name(fd, &name, name.count) == 0 else { return nil }
+        let s = String(cString: name)
+        return s.isEmpty ? nil : s
     }
 
     deinit {

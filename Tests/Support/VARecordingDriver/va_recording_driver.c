@@ -44,11 +44,14 @@
 
 #define REC_MAGIC 0x43455256u
 #define MAX_OBJECTS 4096
+#define MAX_SURFACE_SIDE 8192
 
 enum rec_kind {
     REC_CREATE_CONFIG = 1,   /* element_size = profile, num_elements = entrypoint */
-    REC_CREATE_SURFACES = 2, /* buffer_type = RT format, element_size = width, num_elements = height */
-    REC_CREATE_CONTEXT = 3,  /* element_size = picture width, num_elements = picture height */
+    REC_CREATE_SURFACES = 2, /* surface = how many, buffer_type = RT format, element_size = width,
+                                num_elements = height */
+    REC_CREATE_CONTEXT = 3,  /* buffer_type = the config's profile, element_size = picture width,
+                                num_elements = picture height */
     REC_BEGIN_PICTURE = 4,
     REC_RENDER = 5,          /* one per buffer in vaRenderPicture */
     REC_END_PICTURE = 6,     /* buffer_type = status returned */
@@ -190,7 +193,10 @@ static VAStatus rec_CreateConfig(VADriverContextP ctx, VAProfile profile, VAEntr
 {
     if (!profile_offered(ctx, profile)) return VA_STATUS_ERROR_UNSUPPORTED_PROFILE;
     if (ep != VAEntrypointVLD) return VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT;
-    unsigned rt = VA_RT_FORMAT_YUV420;
+    /* Like iHD and Mesa: a config created without an RT-format attribute offers every format
+     * the profile supports (libavcodec creates its config that way, then picks the surface
+     * format from vaQuerySurfaceAttributes). */
+    unsigned rt = rt_formats(profile);
     for (int i = 0; i < num; i++) {
         if (attribs[i].type != VAConfigAttribRTFormat) continue;
         if ((attribs[i].value & rt_formats(profile)) != attribs[i].value || attribs[i].value == 0)
@@ -239,7 +245,8 @@ static VAStatus create_surfaces(VADriverContextP ctx, unsigned format, unsigned 
                                 VASurfaceID *surfaces, unsigned num, VASurfaceAttrib *attribs, unsigned num_attribs)
 {
     if (format != VA_RT_FORMAT_YUV420 && format != VA_RT_FORMAT_YUV420_10) return VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT;
-    if (width == 0 || height == 0 || width > 16384 || height > 16384 || num == 0) return VA_STATUS_ERROR_INVALID_PARAMETER;
+    if (width == 0 || height == 0 || width > MAX_SURFACE_SIDE || height > MAX_SURFACE_SIDE || num == 0)
+        return VA_STATUS_ERROR_INVALID_PARAMETER;
     unsigned fourcc = format == VA_RT_FORMAT_YUV420 ? VA_FOURCC_NV12 : VA_FOURCC_P010;
     for (unsigned i = 0; i < num_attribs; i++)
         if (attribs[i].type == VASurfaceAttribPixelFormat) fourcc = (unsigned)attribs[i].value.value.i;
@@ -275,7 +282,7 @@ static VAStatus create_surfaces(VADriverContextP ctx, unsigned format, unsigned 
     if (payload) {
         memcpy(payload, surfaces, num * sizeof *surfaces);
         if (num_attribs) memcpy(payload + num * sizeof *surfaces, attribs, num_attribs * sizeof *attribs);
-        record(ctx, REC_CREATE_SURFACES, 0, 0, format, width, height, payload, (uint32_t)bytes);
+        record(ctx, REC_CREATE_SURFACES, 0, num, format, width, height, payload, (uint32_t)bytes);
         free(payload);
     }
     return VA_STATUS_SUCCESS;
@@ -315,7 +322,7 @@ static VAStatus rec_QuerySurfaceAttributes(VADriverContextP ctx, VAConfigID conf
     pthread_mutex_unlock(&lock);
     if (!c) return VA_STATUS_ERROR_INVALID_CONFIG;
     unsigned n = 0;
-    VASurfaceAttrib all[4];
+    VASurfaceAttrib all[8];
     memset(all, 0, sizeof all);
     if (rt & VA_RT_FORMAT_YUV420) {
         all[n].type = VASurfaceAttribPixelFormat; all[n].flags = VA_SURFACE_ATTRIB_GETTABLE | VA_SURFACE_ATTRIB_SETTABLE;
@@ -324,6 +331,13 @@ static VAStatus rec_QuerySurfaceAttributes(VADriverContextP ctx, VAConfigID conf
     if (rt & VA_RT_FORMAT_YUV420_10) {
         all[n].type = VASurfaceAttribPixelFormat; all[n].flags = VA_SURFACE_ATTRIB_GETTABLE | VA_SURFACE_ATTRIB_SETTABLE;
         all[n].value.type = VAGenericValueTypeInteger; all[n].value.value.i = VA_FOURCC_P010; n++;
+    }
+    /* The size limits every real driver reports (libavcodec checks the coded size against them). */
+    static const VASurfaceAttribType limits[4] = { VASurfaceAttribMinWidth, VASurfaceAttribMinHeight,
+                                                   VASurfaceAttribMaxWidth, VASurfaceAttribMaxHeight };
+    for (unsigned k = 0; k < 4; k++) {
+        all[n].type = limits[k]; all[n].flags = VA_SURFACE_ATTRIB_GETTABLE;
+        all[n].value.type = VAGenericValueTypeInteger; all[n].value.value.i = k < 2 ? 16 : MAX_SURFACE_SIDE; n++;
     }
     all[n].type = VASurfaceAttribMemoryType; all[n].flags = VA_SURFACE_ATTRIB_GETTABLE;
     all[n].value.type = VAGenericValueTypeInteger; all[n].value.value.i = VA_SURFACE_ATTRIB_MEM_TYPE_DRM_PRIME_2; n++;
@@ -341,11 +355,13 @@ static VAStatus rec_CreateContext(VADriverContextP ctx, VAConfigID config, int w
 {
     (void)flag;
     pthread_mutex_lock(&lock);
-    unsigned id = lookup(ctx, config, OBJ_CONFIG) ? alloc_object(OBJ_CONTEXT, ctx) : VA_INVALID_ID;
+    struct object *c = lookup(ctx, config, OBJ_CONFIG);
+    VAProfile profile = c ? c->profile : VAProfileNone;
+    unsigned id = c ? alloc_object(OBJ_CONTEXT, ctx) : VA_INVALID_ID;
     if (id != VA_INVALID_ID) objects[id].current_target = VA_INVALID_SURFACE;
     pthread_mutex_unlock(&lock);
     if (id == VA_INVALID_ID) return VA_STATUS_ERROR_INVALID_CONFIG;
-    record(ctx, REC_CREATE_CONTEXT, id, 0, 0, (uint32_t)w, (uint32_t)h, targets,
+    record(ctx, REC_CREATE_CONTEXT, id, 0, (uint32_t)profile, (uint32_t)w, (uint32_t)h, targets,
            (uint32_t)(num_targets * (int)sizeof *targets));
     *out = id;
     return VA_STATUS_SUCCESS;
@@ -575,10 +591,15 @@ static VAStatus rec_ExportSurfaceHandle(VADriverContextP ctx, VASurfaceID surfac
     return VA_STATUS_SUCCESS;
 }
 
+/* The formats of the surfaces (libavcodec maps them to its software pixel formats at device
+ * initialisation); nothing is ever read back. */
 static VAStatus rec_QueryImageFormats(VADriverContextP ctx, VAImageFormat *list, int *num)
 {
-    (void)ctx; (void)list;
-    *num = 0;
+    (void)ctx;
+    memset(list, 0, 2 * sizeof *list);
+    list[0].fourcc = VA_FOURCC_NV12; list[0].byte_order = VA_LSB_FIRST; list[0].bits_per_pixel = 12;
+    list[1].fourcc = VA_FOURCC_P010; list[1].byte_order = VA_LSB_FIRST; list[1].bits_per_pixel = 24;
+    *num = 2;
     return VA_STATUS_SUCCESS;
 }
 
@@ -749,7 +770,7 @@ VAStatus __vaDriverInit_1_17(VADriverContextP ctx)
     ctx->max_profiles = 2;
     ctx->max_entrypoints = 1;
     ctx->max_attributes = 4;
-    ctx->max_image_formats = 1;
+    ctx->max_image_formats = 2;
     ctx->max_subpic_formats = 1;
     ctx->max_display_attributes = 1;
     ctx->str_vendor = "punktfunk VA recording driver (test fake)";
