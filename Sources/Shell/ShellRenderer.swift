@@ -5,10 +5,11 @@ import CPango
 /// pixel, the top byte unused) of `width` × `height` pixels, at any mode: the design canvas is
 /// scaled by `scale` (1 at 1080p, 2/3 at 720p, 2 at 2160p) and centred.
 ///
-/// Damage: between two scenes, every element whose value changed is redrawn in its old and new
-/// pixel rectangles (its frame grown by the focus ring, rounded outward); nothing outside those
-/// rectangles is touched. Each element draws clipped to its own rectangle, so a partial redraw
-/// leaves the buffer exactly as a full redraw of the new scene would.
+/// Damage: between two scenes on the same ground, every element whose value changed is redrawn in
+/// its old and new pixel rectangles (its frame grown by the focus ring, rounded outward); nothing
+/// outside those rectangles is touched (another ground repaints all). Each element draws clipped
+/// to its own rectangle, so a partial redraw leaves the buffer exactly as a full redraw of the
+/// new scene would.
 public final class ShellRenderer {
     public let width: Int
     public let height: Int
@@ -60,7 +61,7 @@ public final class ShellRenderer {
 
     /// What a redraw from `old` (nil: nothing drawn yet) to `new` must repaint, without repeats.
     public func damage(from old: ShellScene?, to new: ShellScene) -> [PanelRect] {
-        guard let old else { return [screen] }
+        guard let old, old.ground == new.ground else { return [screen] }
         var rects: [PanelRect] = []
         func add(_ r: PanelRect) { if !r.isEmpty, !rects.contains(r) { rects.append(r) } }
         for i in 0..<max(old.elements.count, new.elements.count) {
@@ -90,7 +91,7 @@ public final class ShellRenderer {
         for d in damaged {
             cairo_save(cr)
             clip(cr, d)
-            Palette.background.set(cr)
+            if scene.ground == .black { cairo_set_source_rgb(cr, 0, 0, 0) } else { Palette.background.set(cr) }
             cairo_paint(cr)
             for (element, rect) in zip(scene.elements, rects) where rect.intersects(d) {
                 cairo_save(cr)

@@ -4,8 +4,17 @@
 public struct ShellScene: Sendable, Equatable {
     /// Drawn in order; an element's index is its identity between two scenes.
     public var elements: [SceneElement]
+    /// What lies under the elements, edge to edge.
+    public var ground: Ground
 
-    public init(elements: [SceneElement]) { self.elements = elements }
+    public enum Ground: Sendable, Equatable {
+        /// The shell's dark ground.
+        case shell
+        /// Black: nothing on glass (the box in standby).
+        case black
+    }
+
+    public init(elements: [SceneElement], ground: Ground = .shell) { self.elements = elements; self.ground = ground }
 
     /// The design canvas every frame is given in.
     public static let designWidth = 1920.0

@@ -258,8 +258,13 @@ public final class WaylandScreen {
 
     // MARK: The shell's canvas
 
-    /// Whether a canvas commit can go out now (active and none in flight).
-    public var canCommitCanvas: Bool { isActive && canvasInFlight == nil }
+    /// Whether a canvas commit can go out now: active, and none in flight — or the one in flight
+    /// has had no answer for the ledger's stall time (a hidden surface, an output that is off, a
+    /// compositor that answers no presentation feedback: headless sway), so the shell's next
+    /// screen (the black one of standby, the one after a wake) is not held back for ever.
+    public var canCommitCanvas: Bool {
+        isActive && (canvasInFlight == nil || ledger.isStalled(now: MonotonicClock.nowNs()))
+    }
     /// Whether the last commit was a canvas.
     public var showsCanvas: Bool { lastCommitWasCanvas }
 

@@ -12,14 +12,25 @@ import Display
 /// (discovery, Wake-on-LAN, else its last address — `BootToStream`), streams it, and when the host
 /// is lost tries again every few seconds, saying so. Without a usable display it says so in one
 /// sentence and ends (status 2). Options given on the command line override the config.
+///
+/// Standby (the TV's, over HDMI-CEC, or the box's own after `--standby-after` idle in the shell)
+/// keeps the process: the stream ends, the screen goes black, and a wake (the TV, the remote's
+/// power key, a key or pad button on the box) brings back the shell — or the autoconnect host.
 struct KioskCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kiosk",
-        abstract: "Start the kiosk: the couch shell on the display (boot-to-stream with autoconnect).")
+        abstract: "Start the kiosk: the couch shell on the display (boot-to-stream with autoconnect).",
+        discussion: """
+            Standby is a state of the box: when the TV goes to standby (HDMI-CEC) or the shell sat idle for \
+            --standby-after, the stream ends and the screen goes black; the TV (Set Stream Path, its remote's power \
+            key) or a key or pad button on the box wakes it back to the shell, or to the autoconnect host.
+            """)
 
     @Option(help: "End after this many seconds (default: until Ctrl+C, SIGTERM or Quit).") var seconds: Double?
     @Option(help: "Stream this saved or discovered host at start, retrying when it is lost (default: the config's autoconnect).") var autoconnect: String?
     @Option(help: "Seconds between tries when the autoconnect host is lost.") var retrySeconds = 5.0
+    @Option(help: "Go to standby (and ask the TV to, with cec-tv-off) after the shell sat this long without input: minutes (30), seconds (90s) or off (config: standby-after, default off).")
+    var standbyAfter: String?
     @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
     @OptionGroup var stream: StreamOptions
     @OptionGroup var display: DisplayOptions
@@ -29,6 +40,9 @@ struct KioskCommand: ParsableCommand {
 
     func validate() throws {
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
+        if let standbyAfter, KioskConfig.duration(standbyAfter) == nil {
+            throw ValidationError("--standby-after must be off, minutes (30) or seconds (90s) from \(KioskConfig.standbyAfterRange.lowerBound) s to 24 h")
+        }
     }
 
     func run() throws {
@@ -41,6 +55,7 @@ struct KioskCommand: ParsableCommand {
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
         var policy = KioskPolicy(afterJob: .returnToHosts, requiresDisplay: true)
         policy.leaveGraceNs = 3_000_000_000
+        policy.standbyAfterSeconds = standbyAfter.flatMap(KioskConfig.duration)
         let machine = KioskMachine(policy: policy, hosts: config.hosts.map(\.hostEntry), statsOverlay: stats)
         let browser = startDiscovery(feeding: runner)
         defer { browser?.stop() }
@@ -100,6 +115,8 @@ struct KioskCommand: ParsableCommand {
         }
         var policy = KioskPolicy(afterJob: seconds == nil ? .returnToHosts : .exitProcess)
         policy.retryFailedHostAfterNs = UInt64(retrySeconds * 1e9)
+        policy.bootHost = entry!.id
+        policy.standbyAfterSeconds = standbyAfter.flatMap(KioskConfig.duration)
         let machine = KioskMachine(policy: policy, hosts: [entry!], initialAction: .connect(hostID: entry!.id), statsOverlay: stats)
         // Discovery keeps running beside the stream: a retry dials the host where it is now.
         let browser = startDiscovery(feeding: runner)

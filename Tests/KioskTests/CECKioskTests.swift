@@ -2,10 +2,8 @@ import Testing
 import PunktfunkSession
 @testable import Kiosk
 
-/// HDMI-CEC in the app: the config keys, the settings page's switches, and the TV's standby
-/// ending a stream with the reason on screen.
+/// HDMI-CEC in the app: the config keys and the settings page's switches.
 @Suite struct CECKioskTests {
-    typealias Box = KioskMachineTests.Box
 
     @Test func theCECKeysRoundTripAndDefaultsStayUnwritten() {
         var c = KioskConfig()
@@ -43,47 +41,8 @@ import PunktfunkSession
         stored = s.stored(in: stored)
         #expect(stored.cecTVOff == true)
         #expect(SettingsItem.allCases.filter(\.isCEC) == [.cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream])
+        #expect(!SettingsItem.standbyAfter.isCEC, "the box's own standby works without an adapter")
     }
 
-    @Test func theTVsStandbyEndsTheStreamAndSaysWhy() {
-        var box = Box()
-        box.streaming()
-        #expect(box.send(.tvStandby) == [.stopStream(job: 1)])
-        #expect(box.phase == .error(sentence: "The TV went to standby, so the stream ended.", retry: nil))
-        #expect(box.send(.stream(job: 1, .ended(.finished))) == [])
-        #expect(box.phase == .error(sentence: "The TV went to standby, so the stream ended.", retry: nil), "it stays")
-        #expect(box.send(.timer, after: 60_000_000_000) == [], "no retry wakes the TV")
-        #expect(box.send(.tvStandby) == [], "nothing runs")
-    }
-
-    @Test func theTVsStandbyInTheMenuEndsTheStreamToo() {
-        var box = Box()
-        box.streaming()
-        box.send(.user(.openMenu))
-        #expect(box.send(.tvStandby) == [.stopStream(job: 1)])
-    }
-
-    @Test func withTheSettingOffTheStandbyChangesNothing() {
-        var box = Box()
-        var config = KioskConfig()
-        config.cecStandbyEndsStream = false
-        box.send(.started(StartReport(display: .glass(name: "HDMI-A-1"), knownHosts: KioskMachineTests.trusted(), config: config)))
-        box.send(.user(.connect(hostID: "living-room")))
-        box.send(.resolved(job: 1, key: KioskMachineTests.key))
-        box.send(.stream(job: 1, .established(peerFingerprint: KioskMachineTests.fp, redirected: false)))
-        box.send(.stream(job: 1, .firstPicture))
-        #expect(box.send(.tvStandby) == [])
-        if case .streaming = box.phase {} else { Issue.record("not streaming: \(box.phase)") }
-    }
-
-    @Test func aOneShotStreamLeavesWhenTheTVGoesToStandby() {
-        var box = Box(KioskMachineTests.oneShot, initial: .connect(hostID: "living-room"))
-        _ = box.start(known: KioskMachineTests.trusted())
-        box.send(.resolved(job: 1, key: KioskMachineTests.key))
-        box.send(.stream(job: 1, .established(peerFingerprint: KioskMachineTests.fp, redirected: false)))
-        box.send(.stream(job: 1, .firstPicture))
-        #expect(box.send(.tvStandby) == [.stopStream(job: 1)])
-        if case .leaving(let l) = box.phase { #expect(l.reason == "The TV went to standby, so the stream ended.") }
-        else { Issue.record("not leaving: \(box.phase)") }
-    }
+    // The TV's standby in the machine: BoxPowerTests.
 }

@@ -358,8 +358,15 @@ import Kiosk
         #expect(s.page == .settings(focus: .cec))
         expected.cec = false
         #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: true))])
-        s.nav(.move(.down), .move(.down), .move(.down), .move(.down))
-        #expect(s.page == .settings(focus: .cecStandbyEndsStream), "the last entry")
+        s.nav(.move(.down), .move(.down), .move(.down))
+        #expect(s.page == .settings(focus: .cecStandbyEndsStream))
+        // then the box's own standby, which saves at once
+        s.nav(.move(.down))
+        #expect(s.page == .settings(focus: .standbyAfter))
+        expected.standbyAfterSeconds = 600
+        #expect(s.nav(.move(.right)) == [.shell(.saveSettings(expected, statsOverlay: true))])
+        s.nav(.move(.down))
+        #expect(s.page == .settings(focus: .standbyAfter), "the last entry")
         s.nav(.back)
         #expect(s.page == .home(.action(.settings)))
     }

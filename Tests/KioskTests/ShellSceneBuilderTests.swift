@@ -188,9 +188,9 @@ import Shell
                 pointed += 1
             }
         }
-        // 2 cards + 4 actions, 6 host entries, 12 digit keys, 44 letter keys, 7 + 4 (HDMI-CEC)
-        // settings, yes/no, retry/back, 4 menu entries.
-        #expect(pointed == 6 + 6 + 12 + 44 + 7 + 4 + 2 + 2 + 4)
+        // 2 cards + 4 actions, 6 host entries, 12 digit keys, 44 letter keys, 7 + 4 (HDMI-CEC) + 1
+        // (Sleep after) settings, yes/no, retry/back, 4 menu entries.
+        #expect(pointed == 6 + 6 + 12 + 44 + 7 + 4 + 1 + 2 + 2 + 4)
     }
 
     @Test func aPointerOnAnEntryOfAnotherScreenChangesNothing() {

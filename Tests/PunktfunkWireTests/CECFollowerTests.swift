@@ -46,7 +46,7 @@ import Testing
 
     @Test func neverAbortsBroadcastsOrAnswers() {
         var f = Self.follower()
-        for q in ["0f:a5", "04:00:8f:00", "04:9e:05", "04:47:41", "0f:84:00:00:00", "0f:87:00:00:f0"] {
+        for q in ["0f:fe", "04:00:8f:00", "04:9e:05", "04:47:41", "0f:84:00:00:00", "0f:87:00:00:f0"] {
             f.handle(CECMessageTests.bytes(q), now: 0)
         }
         #expect(Self.sent(&f).isEmpty)
@@ -106,9 +106,109 @@ import Testing
         var f = Self.follower()
         f.handle(CECMessageTests.bytes("04:44:01"), now: 0)
         f.handle(CECMessageTests.bytes("0f:36"), now: 10 * Self.ms)
-        #expect(Self.drain(&f) == [.keyPressed(1), .keyReleased(1, timedOut: false), .standby])
+        #expect(Self.drain(&f) == [.keyPressed(1), .keyReleased(1, timedOut: false), .standby(.message(CECOpcode.standby))])
+        // Already on its way: a second <Standby>, directed this time, asks nothing new.
         f.handle(CECMessageTests.bytes("04:36"), now: 20 * Self.ms)
-        #expect(Self.drain(&f) == [.standby])
+        #expect(Self.drain(&f).isEmpty)
+    }
+
+    // MARK: - Power (CEC 13.3, 13.14)
+
+    @Test func thePowerStatusFollowsTheRequestThenTheBoxsAnswer() {
+        var f = Self.follower()
+        f.handle(CECMessageTests.bytes("04:8f"), now: 0)
+        #expect(Self.sent(&f) == ["40:90:00"])                      // On
+        f.becomeActiveSource(wakeTV: false)
+        _ = Self.drain(&f)
+        f.handle(CECMessageTests.bytes("0f:36"), now: 0)
+        #expect(Self.drain(&f) == [.standby(.message(0x36))])
+        #expect(!f.isActiveSource)
+        f.handle(CECMessageTests.bytes("04:8f"), now: 0)
+        #expect(Self.sent(&f) == ["40:90:03"])                      // In transition On to Standby
+        f.setPower(standby: true)
+        f.handle(CECMessageTests.bytes("04:8f"), now: 0)
+        #expect(Self.sent(&f) == ["40:90:01"])                      // Standby
+        f.handle(CECMessageTests.bytes("04:36"), now: 0)            // not a toggle
+        f.handle(CECMessageTests.bytes("0f:82:00:00"), now: 0)      // <Active Source> never wakes (CEC 2.0 11.3.3, cec-compliance)
+        #expect(Self.drain(&f).isEmpty)
+        #expect(f.power.status == CECPowerStatus.standby)
+        f.handle(CECMessageTests.bytes("0f:86:10:00"), now: 0)      // <Set Stream Path> to us
+        #expect(Self.drain(&f) == [.wake(.message(0x86))], "no <Active Source> before the box is on")
+        f.handle(CECMessageTests.bytes("04:8f"), now: 0)
+        #expect(Self.sent(&f) == ["40:90:02"])                      // In transition Standby to On
+        f.setPower(standby: false)
+        f.handle(CECMessageTests.bytes("04:8f"), now: 0)
+        #expect(Self.sent(&f) == ["40:90:00"])
+        f.becomeActiveSource(wakeTV: true)                           // the One Touch Play after the wake
+        #expect(Self.sent(&f) == ["40:04", "4f:82:10:00"])
+    }
+
+    @Test func aDeclinedRequestSettlesWhereTheBoxIs() {
+        var f = Self.follower()
+        f.handle(CECMessageTests.bytes("0f:36"), now: 0)
+        _ = Self.drain(&f)
+        f.setPower(standby: false)   // the box stays on (the setting is off)
+        f.handle(CECMessageTests.bytes("04:8f"), now: 0)
+        #expect(Self.sent(&f) == ["40:90:00"])
+    }
+
+    @Test(arguments: [("0f:86:10:00", CECFollower.Cause.message(0x86)),
+                      ("0f:80:20:00:10:00", .message(0x80)),
+                      ("0f:81:10:00", .message(0x81)),
+                      ("04:44:6d", .remoteKey(CECUserControl.powerOnFunction)),
+                      ("04:44:6b", .remoteKey(CECUserControl.powerToggleFunction)),
+                      ("04:44:40", .remoteKey(CECUserControl.power))])
+    func everyWakePathWakesAndOnlyFromStandby(_ frame: String, _ cause: CECFollower.Cause) {
+        var f = Self.follower()
+        if cause == .message(0x86) {
+            f.handle(CECMessageTests.bytes(frame), now: 0)   // on: Set Stream Path is answered, not a wake
+            #expect(Self.sent(&f) == ["4f:82:10:00"])
+        }
+        f.setPower(standby: true)
+        f.handle(CECMessageTests.bytes(frame), now: 0)
+        #expect(Self.drain(&f) == [.wake(cause)])
+        #expect(f.power.status == CECPowerStatus.inTransitionToOn)
+        f.handle(CECMessageTests.bytes(frame), now: 0)   // again while waking: nothing new
+        #expect(Self.sent(&f).isEmpty)
+    }
+
+    @Test func routingToAnotherAddressDoesNotWake() {
+        var f = Self.follower()
+        f.setPower(standby: true)
+        for q in ["0f:86:20:00", "0f:80:10:00:20:00", "0f:81:20:00", "04:44:6c", "04:44:01", "0f:85"] {
+            f.handle(CECMessageTests.bytes(q), now: 0)
+        }
+        #expect(Self.drain(&f).isEmpty, "Power Off, other keys and others' routes leave a box in standby alone")
+    }
+
+    @Test func thePowerKeysWhileOn() {
+        for (key, wants) in [("6c", true), ("6b", true), ("40", true), ("6d", false)] {
+            var f = Self.follower()
+            f.handle(CECMessageTests.bytes("04:44:01"), now: 0)   // a held arrow goes up first
+            f.handle(CECMessageTests.bytes("04:44:" + key), now: 0)
+            var expected: [CECFollower.Action] = [.keyPressed(1), .keyReleased(1, timedOut: false)]
+            if wants { expected.append(.standby(.remoteKey(UInt8(key, radix: 16)!))) }
+            #expect(Self.drain(&f) == expected, "0x\(key)")
+        }
+    }
+
+    @Test func inStandbyOnlyAnswersLeave() {
+        var f = Self.follower()
+        f.becomeActiveSource(wakeTV: false)
+        _ = Self.drain(&f)
+        f.setPower(standby: true)
+        f.becomeActiveSource(wakeTV: true)
+        f.becomeInactive()
+        f.standbyTV()
+        f.handle(CECMessageTests.bytes("0f:85"), now: 0)   // Request Active Source
+        f.handle(CECMessageTests.bytes("04:44:01"), now: 0)
+        #expect(Self.drain(&f).isEmpty)
+        // What cec-compliance asks a device in standby is still answered.
+        for (q, a) in [("04:46", "40:47:70:75:6e:6b:74:66:75:6e:6b"), ("04:83", "4f:84:10:00:04"), ("04:9f", "40:9e:05"),
+                       ("04:ff", "40:00:ff:04"), ("04:fe", "40:00:fe:00"), ("04:8f", "40:90:01"), ("04:91", "40:00:91:00")] {
+            f.handle(CECMessageTests.bytes(q), now: 0)
+            #expect(Self.sent(&f) == [a], "\(q)")
+        }
     }
 
     // MARK: - Remote keys and the auto-release rule

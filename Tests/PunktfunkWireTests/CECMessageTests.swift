@@ -75,11 +75,16 @@ import Testing
         }
     }
 
-    @Test func addressingModes() {
-        #expect(CECMessage.activeSource(0).addressing == .broadcast)
-        #expect(CECMessage.giveOSDName.addressing == .directed)
-        #expect(CECMessage.standby.addressing == .either)
-        #expect(CECMessage.inactiveSource(0).addressing == .either)
+    @Test func everyDecodedMessageHasItsRow() {
+        for (hex, frame) in Self.vectors {
+            guard let message = frame.message else { continue }
+            #expect(message.rule?.opcode == message.opcode, "\(hex)")
+        }
+        #expect(CECMessage.activeSource(0).rule?.addressing == .broadcast)
+        #expect(CECMessage.giveOSDName.rule?.addressing == .directed)
+        #expect(CECMessage.standby.rule?.addressing == .either)
+        #expect(CECMessage.inactiveSource(0).rule?.addressing == .directed)
+        #expect(CECMessage.other(opcode: 0xFE, operands: []).rule == nil)
     }
 
     @Test func osdNameIsPrintableASCIIOfAtMost14Bytes() {

@@ -67,6 +67,20 @@ import Shell
         #expect(b.draw(Self.home(focus: 0), over: Self.home(focus: 0), r) == [])
     }
 
+    /// Standby shows nothing: a black ground edge to edge (letterbox included), all of it
+    /// repainted when the ground changes either way.
+    @Test func aBlackGroundIsBlackEverywhereAndAGroundChangeRepaintsAll() {
+        let r = ShellRenderer(width: 1024, height: 768)   // 4:3: the 16:9 design canvas is letterboxed
+        var b = Buffer(width: 1024, height: 768)
+        b.draw(Self.home(focus: 0), over: nil, r)
+        let black = ShellScene(elements: [], ground: .black)
+        #expect(b.draw(black, over: Self.home(focus: 0), r) == [r.screen])
+        #expect(b.ink(in: r.screen, where: { $0 != 0 }).count == 0, "every pixel black")
+        #expect(b.draw(black, over: black, r) == [])
+        #expect(b.draw(Self.home(focus: 0), over: black, r) == [r.screen])
+        #expect(b.pixel(0, 0) == 0x10141A)
+    }
+
     @Test func aFocusMoveDamagesExactlyTheOldAndNewCardsWithTheirRings() {
         let r = ShellRenderer(width: 1920, height: 1080)
         let frames = ShellLayout.cardRow(count: 3, top: 300)

@@ -1405,7 +1405,7 @@ def main():
             out, name, label, frames, fw, fh, ref, exits_ok=(0, 143)))
     if "cec" in checks:
         from verify_cec import check_cec
-        check_cec(a.out, report)
+        check_cec(a.out, report, read_ppm)
     failed = RESULTS.count(False)
     print(f"vm-harness: {len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed or not RESULTS else 0

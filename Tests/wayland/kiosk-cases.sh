@@ -157,13 +157,36 @@ if wants cage; then
   fi
 fi
 
-# ---------------------------------------------------------------- the shell's home screen
+# ---------------------------------------------------------------- the shell's home screen, standby
+# The shell idle for --standby-after goes to standby: the window stays, black; a key on the box
+# (injected through the compositor's seat) wakes it to home. (The kiosk says both on stderr.)
 if wants sway && start_sway kiosk-shell 1280x720; then
-  on "$KIOSK" --display wayland > "$out/kiosk-shell.stdout" 2> "$out/kiosk-shell.stderr" &
+  on "$KIOSK" --display wayland --standby-after 12s > "$out/kiosk-shell.stdout" 2> "$out/kiosk-shell.stderr" &
   k=$!
   sleep 6
   on grim - > "$out/kiosk-shell-home.png" 2>> "$out/grim.log"
   judge "sway: the shell's home screen (OCR)" ocr "$out/kiosk-shell-home.png" "Hosts"
+  if wait_for "$out/kiosk-shell.stderr" 'standby: nothing on glass' 30; then
+    sleep 1
+    on grim - > "$out/kiosk-shell-standby.png" 2>> "$out/grim.log"
+    windows=$(on swaymsg -t get_tree 2>/dev/null | grep -c '"app_id": "punktfunk-kiosk"')
+    if kill -0 $k 2>/dev/null && [ "$windows" -gt 0 ]; then
+      judge "sway: standby keeps the window, black (the kiosk's window in sway's tree)" \
+        colour "$out/kiosk-shell-standby.png" 000000 0.99
+    else
+      result FAIL "sway: standby keeps the window, black" "kiosk $(kill -0 $k 2>/dev/null && echo running || echo gone); $windows windows of punktfunk-kiosk in sway's tree"
+    fi
+    { printf 'sleep 1500\nkey 28 1\nkey 28 0\nsync\n'; } | on "$client" inject 2> "$out/inject-wake.log"
+    if wait_for "$out/kiosk-shell.stderr" '^punktfunk-kiosk: awake' 10; then
+      sleep 1
+      on grim - > "$out/kiosk-shell-woken.png" 2>> "$out/grim.log"
+      judge "sway: a key on the box wakes the shell from standby (OCR)" ocr "$out/kiosk-shell-woken.png" "Hosts"
+    else
+      result FAIL "sway: a key on the box wakes the shell from standby" "no wake within 10 s: $(tail -c 300 "$out/kiosk-shell.stderr")"
+    fi
+  else
+    result FAIL "sway: standby keeps the window, black" "no standby within 30 s: $(tail -c 300 "$out/kiosk-shell.stderr")"
+  fi
   stop $k
   stop $pid
 elif wants sway; then

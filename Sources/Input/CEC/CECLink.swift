@@ -147,13 +147,17 @@ final class CECLink {
 
     func command(_ c: CECCommand, now: UInt64) {
         guard follower.logicalAddress != CECLogicalAddress.unregistered, follower.physicalAddress != CECPhysicalAddress.invalid else {
-            if deferred.count < 4 { deferred.append(c) }
+            // Kept in order for the claim (a power status after the <Standby> the box sends
+            // before it; only the newest power status counts).
+            if case .power = c { deferred.removeAll { if case .power = $0 { true } else { false } } }
+            if deferred.count < 8 { deferred.append(c) }
             return
         }
         switch c {
         case .streamStarted(let wake): follower.becomeActiveSource(wakeTV: wake)
         case .idle: follower.becomeInactive()
         case .standbyTV: follower.standbyTV()
+        case .power(let standby): follower.setPower(standby: standby)   // no frame: the status the bus is told
         }
         act(now: now)
     }
@@ -181,7 +185,7 @@ final class CECLink {
         let c = follower.counters
         return "received=\(c.received) malformed=\(c.malformed) ignored=\(c.ignored) unknown=\(c.unknown) keys=\(c.keys) "
             + "auto-released=\(c.autoReleases) sent=\(c.sent) replies-dropped=\(c.repliesDropped) tx-failed=\(transmitFailed) "
-            + "nacked=\(nacked) lost=\(lost)"
+            + "nacked=\(nacked) lost=\(lost) unanswerable=\(c.unanswerable)"
     }
 
     // MARK: - Private
@@ -238,9 +242,12 @@ final class CECLink {
                     hooks.shellKey(code, true)
                     hooks.shellKey(code, false)
                 }
-            case .standby:
-                say("standby from the TV: the box stops showing")
-                hooks.notify(.standby)
+            case .standby(let cause):
+                say("\(cause) asks for standby")
+                hooks.notify(.standby("\(cause)"))
+            case .wake(let cause):
+                say("\(cause) asks the box to wake")
+                hooks.notify(.wake("\(cause)"))
             case .lostActiveSource:
                 say("another source is active")
             }

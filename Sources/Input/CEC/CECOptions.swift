@@ -27,18 +27,26 @@ public struct CECOptions: Sendable, Equatable {
 
 /// What the box asks of the TV (the runner posts these; the input thread sends them).
 public enum CECCommand: Sendable, Equatable {
-    /// A stream starts: <Image View On> (when `wakeTV`) and <Active Source>.
+    /// A stream starts, or the box woke (One Touch Play): <Image View On> (when `wakeTV`) and
+    /// <Active Source>.
     case streamStarted(wakeTV: Bool)
     /// The box went idle: <Inactive Source> when we were shown.
     case idle
-    /// The box powers off: <Standby> to the TV.
+    /// The box powers off or goes to standby by itself: <Standby> to the TV.
     case standbyTV
+    /// The box is in standby (true) or on (false) now: the power status the bus is told (and
+    /// the end of a transition the bus asked for). No frame of its own.
+    case power(standby: Bool)
 }
 
 /// What the bus told the box (called on the input thread).
 public enum CECNotice: Sendable, Equatable {
-    /// The TV (or another device) put the system to standby.
-    case standby
+    /// The bus asks the box to go to standby (the TV's <Standby>, the remote's power keys);
+    /// the sentence says what asked.
+    case standby(String)
+    /// The bus asks the box to wake (<Set Stream Path> or routing to our address, the remote's
+    /// power keys); the sentence says what asked.
+    case wake(String)
     /// The adapter is in use: a line for the log (`cec: /dev/cec1 "vivid" at 1.0.0.0 as Playback 1`).
     case ready(String)
     /// The adapter went away or refused; CEC is off from now.

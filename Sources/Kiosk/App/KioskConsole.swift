@@ -35,6 +35,7 @@ public enum KioskConsole {
             break
         }
         if let notice = new.notice { out.append(notice) }
+        if old.power != new.power { out.append(new.power == .standby ? "standby: nothing on glass until a wake" : "awake") }
         return out
     }
 

@@ -19,6 +19,8 @@ public enum KioskEffect: Sendable, Equatable {
     case setStatsOverlay(Bool)
     /// Something the shell asked for beyond streams and pairing (wake, forget, settings, power).
     case shell(ShellRequest)
+    /// The box went to standby or woke (`state.power` says which; the screen follows the state).
+    case power(PowerChange)
     /// Restore what is left and end the process with this status.
     case exit(code: Int32)
 }

@@ -44,9 +44,13 @@ public enum KioskEvent: Sendable, Equatable {
     case signal(QuitSignal)
     /// `nextDeadline` passed (the runner calls with the current time).
     case timer
-    /// The TV put the HDMI-CEC bus to standby: a running stream ends (the setting
-    /// `cec-standby-ends-stream`), and the shell says why on its error screen (no retry).
+    /// The HDMI-CEC bus asks the box to go to standby (the TV's <Standby>, the remote's power
+    /// keys): with *Sleep with the TV* (`cec-standby-ends-stream`) the box goes to standby — a
+    /// running stream ends, nothing shows — else nothing changes.
     case tvStandby
+    /// The HDMI-CEC bus asks the box to wake (<Set Stream Path> or routing naming our address,
+    /// the remote's power keys): out of standby, back where the user was.
+    case tvWake
 }
 
 public enum QuitSignal: Sendable, Equatable {

@@ -18,15 +18,17 @@ import PunktfunkSession
 public struct KioskMachine: Sendable {
     public internal(set) var state = KioskState()
     public let policy: KioskPolicy
-    /// The command line's job, issued once the runner reported `.started`.
-    private var initialAction: UserAction?
+    /// The command line's job, issued once the runner reported `.started` (and the box is on).
+    var initialAction: UserAction?
     /// Hosts named at start and added in the shell (kept when discovery replaces its part of the list).
     var fixedHosts: [HostEntry]
     private var lastJob = 0
     /// When the error screen retries its host by itself (`policy.retryFailedHostAfterNs`), ns.
-    private var retryAtNs: UInt64?
+    var retryAtNs: UInt64?
     /// Automatic retries since the last stream that showed a picture.
     private var retries = 0
+    /// Since when the shell has had no input (the idle standby's clock), ns.
+    var idleSinceNs: UInt64 = 0
 
     /// - Parameters:
     ///   - hosts: hosts known at start (the command line's, saved ones).
@@ -42,9 +44,11 @@ public struct KioskMachine: Sendable {
 
     /// When to call `handle(.timer, now:)` next (nil: no timer is armed).
     public var nextDeadline: UInt64? {
-        if case .leaving(let l) = state.phase, l.deadlineNs != .max { return l.deadlineNs }
-        if case .error(_, .some) = state.phase, let retryAtNs { return retryAtNs }
-        return nil
+        if case .leaving(let l) = state.phase { return l.deadlineNs != .max ? l.deadlineNs : nil }
+        var due: UInt64?
+        if case .error(_, .some) = state.phase, let retryAtNs { due = retryAtNs }
+        if let idle = idleStandbyDeadline { due = min(due ?? .max, idle) }
+        return due
     }
 
     /// Applies one event. - Returns: the effects to perform, in order.
@@ -52,13 +56,17 @@ public struct KioskMachine: Sendable {
         let old = state
         let effects = apply(event, now: now)
         reconcileShell(after: old)
+        noteActivity(event, before: old, now: now)
         return effects
     }
 
     private mutating func apply(_ event: KioskEvent, now: UInt64) -> [KioskEffect] {
         state.notice = nil
         switch event {
-        case .navigate(let input): return navigate(input, now: now)
+        case .navigate(let input):
+            // In standby the box's own key or button wakes it, and does nothing else.
+            if state.power == .standby { return wake(now: now) }
+            return navigate(input, now: now)
         case .started(let report): return started(report, now: now)
         case .user(let action): return user(action, now: now)
         case .resolved(let job, let key): return resolved(job: job, key: key, now: now)
@@ -108,27 +116,18 @@ public struct KioskMachine: Sendable {
             if let mode = news.mode { state.display = .glass(name: "\(news.connector) \(mode)") }
             state.notice = news.sentence
             return []
-        case .pointer:
+        case .pointer(let p):
+            if state.power == .standby, p.action == .clicked { return wake(now: now) }
             return []
         case .controllersChanged(let list):
             state.controllers = list
             state.shell.controllerFocus = min(state.shell.controllerFocus, max(0, list.count - 1))
             return []
         case .signal(let signal): return leave(code: signal.exitCode, reason: nil, now: now)
-        case .tvStandby:
-            guard state.shell.settings.cecStandbyEndsStream else { return [] }
-            let why = "The TV went to standby, so the stream ended."
-            switch state.phase {
-            case .streaming(let s), .inStreamMenu(let s, _):
-                if policy.afterJob == .exitProcess { return leave(code: ExitStatus.finished, reason: why, now: now) }
-                // The sentence stays on screen until someone comes back to it (no automatic retry:
-                // that would wake the TV again).
-                state.phase = .error(sentence: why, retry: nil)
-                return [.stopStream(job: s.job)]
-            default:
-                return []
-            }
+        case .tvStandby: return tvStandby(now: now)
+        case .tvWake: return wake(now: now)
         case .timer:
+            if let at = idleStandbyDeadline, now >= at { return enterStandby(.idle, now: now) }
             if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {
                 retryAtNs = nil
                 return user(.connect(hostID: id), now: now)
@@ -149,6 +148,7 @@ public struct KioskMachine: Sendable {
         state.profileProblem = report.profileProblem
         state.shell.settings = ShellSettings(config: report.config ?? KioskConfig(), modes: report.displayModes,
                                              audioDevices: report.audioDevices)
+        if let seconds = policy.standbyAfterSeconds { state.shell.settings.standbyAfterSeconds = seconds == 0 ? nil : seconds }
         state.shell.configPath = report.configPath
         if policy.requiresDisplay {
             switch report.display {
@@ -158,7 +158,8 @@ public struct KioskMachine: Sendable {
             }
         }
         state.phase = .choosingHost(focus: state.hosts.first?.id)
-        guard let action = initialAction else { return [] }
+        // In standby already (the TV's, during the start): the job waits for the wake.
+        guard state.power == .on, let action = initialAction else { return [] }
         initialAction = nil
         return user(action, now: now)
     }
@@ -380,7 +381,7 @@ public struct KioskMachine: Sendable {
     // MARK: - Transitions
 
     /// A job may start from the host list and from an error screen (retry).
-    private var canStartJob: Bool {
+    var canStartJob: Bool {
         switch state.phase {
         case .choosingHost, .error: true
         default: false
@@ -419,7 +420,7 @@ public struct KioskMachine: Sendable {
 
     /// Leaves: stops a running stream and waits for its end (at most `leaveGraceNs`), forgets a
     /// pairing, then `.exit`. A second way out while leaving changes nothing (the first code stands).
-    private mutating func leave(code: Int32, reason: String?, now: UInt64) -> [KioskEffect] {
+    mutating func leave(code: Int32, reason: String?, now: UInt64) -> [KioskEffect] {
         let running: Int?
         var effects: [KioskEffect] = []
         switch state.phase {

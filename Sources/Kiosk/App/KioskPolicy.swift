@@ -20,6 +20,11 @@ public struct KioskPolicy: Sendable, Equatable {
     /// ended that names a host to retry is retried by itself after this long, ns (the error screen
     /// says when); nil waits for a person. A person's disconnect is never retried.
     public var retryFailedHostAfterNs: UInt64?
+    /// Boot-to-stream's host: a wake from standby streams it again (nil: a wake goes back to the
+    /// shell).
+    public var bootHost: String?
+    /// The command line's `--standby-after`, seconds (0: off; nil: the saved setting).
+    public var standbyAfterSeconds: Int?
 
     public init(afterJob: AfterJob, allowFirstUse: Bool = false, requiresDisplay: Bool = false,
                 leaveGraceNs: UInt64 = 5_000_000_000) {

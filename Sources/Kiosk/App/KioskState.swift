@@ -21,6 +21,8 @@ public struct KioskState: Sendable, Equatable {
     public var shell = ShellState()
     /// The controllers in use, by slot (the settings' controllers page).
     public var controllers: [ControllerInfo] = []
+    /// On, or in standby (`BoxPower`): the TV's standby, the box's own idle standby.
+    public var power = BoxPower.on
 
     public init() {}
 

@@ -74,8 +74,11 @@ public struct KioskConfig: Sendable, Equatable {
     public var cecTVOn: Bool?
     /// The box's exit puts the TV to standby (`cec-tv-off`, default on).
     public var cecTVOff: Bool?
-    /// The TV's standby ends the stream (`cec-standby-ends-stream`, default on).
+    /// The TV's standby puts the box to standby (`cec-standby-ends-stream`, default on).
     public var cecStandbyEndsStream: Bool?
+    /// The box goes to standby by itself after the shell sat this long without input
+    /// (`standby-after`: minutes, or seconds with `s`, e.g. `30` or `90s`; default off), seconds.
+    public var standbyAfterSeconds: Int?
     public private(set) var problems: [Problem] = []
 
     public init() {}
@@ -147,6 +150,11 @@ public struct KioskConfig: Sendable, Equatable {
             case "cec-tv-off": cecTVOff = b
             default: cecStandbyEndsStream = b
             }
+        case "standby-after":
+            guard let seconds = Self.duration(value) else {
+                return "standby-after must be off, minutes (30) or seconds (90s) from \(Self.standbyAfterRange.lowerBound) s to 24 h, not \"\(value)\""
+            }
+            standbyAfterSeconds = seconds == 0 ? nil : seconds
         case "cec-device":
             guard value.isEmpty || value.hasPrefix("/") else { return "cec-device must be a path such as /dev/cec0, not \"\(value)\"" }
             cecDevice = value.isEmpty ? nil : value
@@ -203,6 +211,7 @@ public struct KioskConfig: Sendable, Equatable {
         add("cec-tv-on", cecTVOn.map { $0 ? "true" : "false" })
         add("cec-tv-off", cecTVOff.map { $0 ? "true" : "false" })
         add("cec-standby-ends-stream", cecStandbyEndsStream.map { $0 ? "true" : "false" })
+        add("standby-after", standbyAfterSeconds.map { $0 % 60 == 0 ? "\($0 / 60)" : "\($0)s" })
         for host in hosts {
             lines.append("")
             lines.append("host.\(host.id).name = \(host.name ?? "")")
@@ -212,6 +221,22 @@ public struct KioskConfig: Sendable, Equatable {
             if !host.macs.isEmpty { add("host.\(host.id).macs", host.macs.joined(separator: ",")) }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What `standby-after` accepts, seconds.
+    public static let standbyAfterRange = 10...86_400
+
+    /// `standby-after`'s value in seconds: `off` (0), whole minutes (`30`, `30m`, `30min`), hours
+    /// (`2h`) or seconds (`90s`), within `standbyAfterRange`; nil: none of these.
+    public static func duration(_ value: String) -> Int? {
+        let v = value.lowercased().filter { !$0.isWhitespace }
+        if v == "off" || v == "false" || v == "no" { return 0 }
+        let units: [(String, Int)] = [("min", 60), ("m", 60), ("h", 3600), ("s", 1), ("", 60)]
+        for (suffix, scale) in units where v.hasSuffix(suffix) {
+            guard let n = Int(v.dropLast(suffix.count)), n > 0, n <= 86_400 else { continue }
+            return standbyAfterRange.contains(n * scale) ? n * scale : nil
+        }
+        return nil
     }
 
     static func list(_ value: String) -> [String] {

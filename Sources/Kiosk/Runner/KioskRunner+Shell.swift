@@ -24,7 +24,7 @@ extension KioskRunner {
 
     /// `view` with the mouse pointer on top, when it shows.
     func withPointer(_ view: ShellView, screen: any Screen) -> ShellView {
-        guard let p = pointerAt else { return view }
+        guard let p = pointerAt, machine.state.power == .on else { return view }
         let at = shell.renderer(for: screen).designPoint(x: p.x, y: p.y)
         var v = view
         v.scene.elements.append(SceneElement(.pointer, frame: SceneRect(x: at.x, y: at.y, width: 26, height: 40)))
@@ -75,6 +75,13 @@ extension KioskRunner {
 
     /// The trace's name for the screen `state` shows.
     static func screenName(_ state: KioskState) -> String {
+        if state.power == .standby {
+            if case .leaving = state.phase {} else { return "standby" }
+        }
+        return phaseName(state)
+    }
+
+    private static func phaseName(_ state: KioskState) -> String {
         switch state.phase {
         case .starting: "starting"
         case .choosingHost:

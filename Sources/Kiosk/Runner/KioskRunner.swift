@@ -136,6 +136,12 @@ public final class KioskRunner {
         let effects = machine.handle(event, now: now)
         deadlineNs = machine.nextDeadline
         if let notice = machine.state.notice { toast = (notice, now + Self.toastNs) }
+        // Power first: the bus hears the box's status before the phase's own One Touch Play.
+        for case .power(let change) in effects { shellInput?.power(change) }
+        switch event {
+        case .tvStandby, .tvWake: shellInput?.settle(machine.state.power)
+        default: break
+        }
         shellInput?.follow(phase: machine.state.phase)
         if let seat {
             if case .streaming = machine.state.phase { seat.setCapture(true) } else { seat.setCapture(false) }
@@ -154,7 +160,11 @@ public final class KioskRunner {
                 feed(event)
             case .pointer(let p):
                 shell.noteInput(atNs: postedNs)
-                pointer(p)
+                // The machine hears it too (the idle clock; in standby a click wakes the box and
+                // does nothing else).
+                let wasOn = machine.state.power == .on
+                feed(event)
+                if wasOn { pointer(p) }
             default:
                 feed(translate(event))
             }
@@ -237,6 +247,8 @@ public final class KioskRunner {
             break
         case .trustHost(let key, let fingerprint):
             storeTrust(key: key, fingerprint: fingerprint)
+        case .power:
+            break   // the bus heard it in `feed`; the screen follows the state (black in standby)
         case .setStatsOverlay(let on):
             if !on, overlay != nil {
                 overlay = nil

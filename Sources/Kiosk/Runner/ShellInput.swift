@@ -37,7 +37,13 @@ final class ShellInput: NavigationHandler, @unchecked Sendable {
         service.navigationHandler = self
         service.onEscape = { events.post(.user(.escapeChord)) }
         service.onPadsChanged = { pads in events.post(.controllersChanged(pads.map(ShellInput.controller))) }
-        service.onCEC = { notice in if notice == .standby { events.post(.tvStandby) } }
+        service.onCEC = { notice in
+            switch notice {
+            case .standby: events.post(.tvStandby)
+            case .wake: events.post(.tvWake)
+            case .ready, .gone: break
+            }
+        }
     }
 
     /// - Returns: a sentence when input cannot run at all.
@@ -48,6 +54,33 @@ final class ShellInput: NavigationHandler, @unchecked Sendable {
     func stop() {
         if let cec { service.cec(cec.standbyTV ? .standbyTV : .idle) }
         service.stop()
+    }
+
+    // MARK: - Power
+
+    /// The box went to standby or woke: the TV hears what `change` says, and the bus is told
+    /// the power status (before the phase's own One Touch Play in `follow`).
+    func power(_ change: PowerChange) {
+        guard let cec else { return }
+        switch change {
+        case .standby(let tell):
+            switch tell {
+            case .standby: service.cec(.standbyTV)
+            case .inactiveSource: service.cec(.idle)
+            case .nothing: break
+            }
+            service.cec(.power(standby: true))
+        case .on(let oneTouchPlay):
+            service.cec(.power(standby: false))
+            if oneTouchPlay { service.cec(.streamStarted(wakeTV: cec.wakeTV)) }
+        }
+    }
+
+    /// The bus asked for a power change and the machine decided: the bus is told where the box
+    /// is (which ends the transition the request began, also when nothing changed).
+    func settle(_ power: BoxPower) {
+        guard cec != nil else { return }
+        service.cec(.power(standby: power == .standby))
     }
 
     // MARK: - Route
@@ -99,7 +132,8 @@ final class ShellInput: NavigationHandler, @unchecked Sendable {
     func detach(_ sink: InputSink) { service.detach(sink) }
 
     /// A connection starting (or boot-to-stream's) wakes the TV and switches it to our input
-    /// (One Touch Play: <Image View On>, <Active Source>), once per connection.
+    /// (One Touch Play: <Image View On>, <Active Source>), once per connection. (A wake into the
+    /// shell asks through `power`.)
     private func followOnTV(_ phase: KioskPhase) {
         guard let cec else { return }
         switch phase {

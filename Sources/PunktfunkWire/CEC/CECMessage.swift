@@ -69,21 +69,8 @@ public enum CECMessage: Sendable, Equatable {
         }
     }
 
-    /// How a message must be addressed (CEC 15, the "Addressing" column): a follower ignores
-    /// one that came the other way (CEC 12.3).
-    public enum Addressing: Sendable, Equatable { case directed, broadcast, either }
-
-    public var addressing: Addressing {
-        switch self {
-        case .activeSource, .routingChange, .routingInformation, .requestActiveSource, .setStreamPath,
-             .reportPhysicalAddress, .deviceVendorID, .inactiveSource:
-            // <Inactive Source> is directed to the TV in CEC 1.4, broadcast in 2.0: accept both.
-            if case .inactiveSource = self { return .either }
-            return .broadcast
-        case .standby, .other: return .either
-        default: return .directed
-        }
-    }
+    /// The message's row of the CEC message list (nil: an opcode no version defines).
+    public var rule: CECMessageRules.Rule? { CECMessageRules.rule(opcode) }
 
     /// Decodes `opcode` and `operands` (the frame's bytes after the header).
     /// - Throws: `WireError.truncated` when the message has fewer operands than it defines,

@@ -27,8 +27,13 @@ public enum CECUserControl {
     public static let fastForward: UInt8 = 0x49
     public static let skipForward: UInt8 = 0x4B
     public static let skipBackward: UInt8 = 0x4C
+    /// The remote's power key (a toggle).
+    public static let power: UInt8 = 0x40
     public static let playFunction: UInt8 = 0x60
     public static let pausePlayFunction: UInt8 = 0x61
+    public static let powerToggleFunction: UInt8 = 0x6B
+    public static let powerOffFunction: UInt8 = 0x6C
+    public static let powerOnFunction: UInt8 = 0x6D
 
     /// The digit of a number key, nil for other codes.
     public static func digit(_ code: UInt8) -> Int? {

@@ -260,7 +260,7 @@ extension KioskMachine {
                 return [.setStatsOverlay(state.statsOverlay)] + saveSettings()
             case .controllers: push(.info(.controllers))
             case .about: push(.info(.about))
-            case .mode, .bitrate, .decoder, .audioDevice, .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream:
+            case .mode, .bitrate, .decoder, .audioDevice, .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream, .standbyAfter:
                 if state.shell.settings.cycle(item) { return saveSettings() }
             }
         default: break

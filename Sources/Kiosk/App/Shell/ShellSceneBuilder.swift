@@ -2,8 +2,8 @@ import PunktfunkSession
 import Shell
 
 /// What the shell shows for a state: `KioskState` → `ShellScene`, pure. The screen follows the
-/// phase (host list pages, connecting, pairing, error, the in-stream menu); nil while a stream
-/// has the display to itself or the box is leaving.
+/// phase (host list pages, connecting, pairing, error, the in-stream menu); black while the box
+/// is in standby; nil while a stream has the display to itself or the box is leaving.
 public enum ShellSceneBuilder {
     /// At most this many host cards show at once; the row scrolls to keep the focused one in view.
     static let visibleCards = 4
@@ -14,6 +14,10 @@ public enum ShellSceneBuilder {
 
     /// The scene and, element by element, what a pointer on it stands for.
     public static func view(for state: KioskState, glyphs: GlyphSet) -> ShellView? {
+        if state.power == .standby {
+            if case .leaving = state.phase { return nil }
+            return ShellView(scene: ShellScene(elements: [], ground: .black), targets: [])
+        }
         var e = SceneList()
         var hints: [Hint] = [Hint(.confirm, "Select"), Hint(.back, "Back")]
         switch state.phase {
@@ -191,9 +195,9 @@ public enum ShellSceneBuilder {
             e.append(heading("Settings"))
             let labels: [(SettingsItem, String)] = [(.mode, "Mode"), (.bitrate, "Bitrate"), (.decoder, "Decoder"), (.audioDevice, "Audio device"),
                                                     (.statsOverlay, "Stats overlay"), (.controllers, "Controllers"), (.about, "About")]
-            // HDMI-CEC in a second column: the TV's remote and power.
+            // HDMI-CEC in a second column: the TV's remote and power, then the box's own standby.
             let tv: [(SettingsItem, String)] = [(.cec, "HDMI-CEC"), (.cecTVOn, "TV on with stream"), (.cecTVOff, "TV off with box"),
-                                                (.cecStandbyEndsStream, "TV standby ends stream")]
+                                                (.cecStandbyEndsStream, "Sleep with the TV"), (.standbyAfter, "Sleep after")]
             let left = ShellLayout.list(count: labels.count, top: ShellLayout.contentTop - 20, width: 1040, rowHeight: 76)
             let right = ShellLayout.list(count: tv.count, top: ShellLayout.contentTop - 20, x: ShellLayout.margin + 1080, width: 648, rowHeight: 76)
             for ((item, label), f) in Array(zip(labels, left)) + Array(zip(tv, right)) {

@@ -1,7 +1,8 @@
 /// The settings page's values: what is chosen (nil: the box's own choice) and what there is to
 /// choose from (the connector's modes and the ALSA outputs found at start). Loaded from and saved
-/// to `KioskConfig` (`display-mode`, `bitrate`, `decoder`, `audio-device`); they apply to the
-/// next stream, a mode to the next start.
+/// to `KioskConfig` (`display-mode`, `bitrate`, `decoder`, `audio-device`, the HDMI-CEC switches,
+/// `standby-after`); they apply to the next stream, a mode and HDMI-CEC to the next start, the
+/// idle standby at once.
 public struct ShellSettings: Sendable, Equatable {
     /// Bitrates offered besides the host's choice, kbit/s.
     public static let bitratesKbps: [UInt32] = [5_000, 10_000, 20_000, 40_000, 80_000, 150_000]
@@ -27,6 +28,11 @@ public struct ShellSettings: Sendable, Equatable {
     public var cecTVOn = true
     public var cecTVOff = true
     public var cecStandbyEndsStream = true
+    /// The box's own standby after the shell sat this long without input, seconds (nil: off;
+    /// `standby-after`). Applies at once.
+    public var standbyAfterSeconds: Int?
+    /// *Sleep after*'s choices besides off, seconds.
+    public static let standbyAfterChoices = [600, 1_800, 3_600, 7_200]
 
     public init() {}
 
@@ -41,6 +47,7 @@ public struct ShellSettings: Sendable, Equatable {
         cecTVOn = config.cecTVOn ?? true
         cecTVOff = config.cecTVOff ?? true
         cecStandbyEndsStream = config.cecStandbyEndsStream ?? true
+        standbyAfterSeconds = config.standbyAfterSeconds
     }
 
     /// `config` with these settings in place of its own (hosts and other keys untouched).
@@ -55,6 +62,7 @@ public struct ShellSettings: Sendable, Equatable {
         c.cecTVOn = cecTVOn ? (config.cecTVOn.map { _ in true }) : false
         c.cecTVOff = cecTVOff ? (config.cecTVOff.map { _ in true }) : false
         c.cecStandbyEndsStream = cecStandbyEndsStream ? (config.cecStandbyEndsStream.map { _ in true }) : false
+        c.standbyAfterSeconds = standbyAfterSeconds
         return c
     }
 
@@ -72,6 +80,7 @@ public struct ShellSettings: Sendable, Equatable {
         case .decoder: return Self.decoders
         case .audioDevice: return with(audioDevice, availableAudioDevices)
         case .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream: return ["on", "off"]
+        case .standbyAfter: return with(standbyAfterSeconds.map(String.init), Self.standbyAfterChoices.map(String.init))
         case .statsOverlay, .controllers, .about: return nil
         }
     }
@@ -86,6 +95,7 @@ public struct ShellSettings: Sendable, Equatable {
         case .cecTVOn: cecTVOn ? "on" : "off"
         case .cecTVOff: cecTVOff ? "on" : "off"
         case .cecStandbyEndsStream: cecStandbyEndsStream ? "on" : "off"
+        case .standbyAfter: standbyAfterSeconds.map(String.init)
         case .statsOverlay, .controllers, .about: nil
         }
     }
@@ -95,6 +105,8 @@ public struct ShellSettings: Sendable, Equatable {
         case (.mode, nil): "Native"
         case (.bitrate, nil): "Automatic"
         case (.audioDevice, nil): "Automatic (the TV's)"
+        case (.standbyAfter, nil): "Off"
+        case (.standbyAfter, let v?): Int(v).map(durationText(seconds:)) ?? v
         case (.bitrate, let v?): UInt32(v).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? v
         case (.decoder, let v?): decoderLabels[decoders.firstIndex(of: v) ?? 0]
         case (.cec, let v?), (.cecTVOn, let v?), (.cecTVOff, let v?), (.cecStandbyEndsStream, let v?): v == "on" ? "On" : "Off"
@@ -132,8 +144,16 @@ public struct ShellSettings: Sendable, Equatable {
         case .cecTVOn: cecTVOn = value == "on"
         case .cecTVOff: cecTVOff = value == "on"
         case .cecStandbyEndsStream: cecStandbyEndsStream = value == "on"
+        case .standbyAfter: standbyAfterSeconds = value.flatMap { Int($0) }
         case .statsOverlay, .controllers, .about: break
         }
         return true
+    }
+
+    /// "10 min", "2 h", "90 s".
+    public static func durationText(seconds: Int) -> String {
+        if seconds > 0, seconds % 3600 == 0 { return "\(seconds / 3600) h" }
+        if seconds > 0, seconds % 60 == 0 { return "\(seconds / 60) min" }
+        return "\(seconds) s"
     }
 }

@@ -79,8 +79,10 @@ public enum HostAction: Sendable, Equatable, CaseIterable {
 public enum SettingsItem: Sendable, Equatable, CaseIterable {
     case mode, bitrate, decoder, audioDevice, statsOverlay, controllers, about
     /// HDMI-CEC (the second column): on/off, TV on with the stream, TV off with the box, the
-    /// TV's standby ends the stream.
+    /// TV's standby puts the box to standby.
     case cec, cecTVOn, cecTVOff, cecStandbyEndsStream
+    /// The box's own standby after the shell sat idle (the second column, under HDMI-CEC).
+    case standbyAfter
 
     /// The HDMI-CEC switches.
     public var isCEC: Bool {
