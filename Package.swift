@@ -59,6 +59,8 @@ let package = Package(
     targets: systemLibraries + [
         // Linux calls the Glibc module cannot reach (recvmmsg/sendmmsg need _GNU_SOURCE).
         .target(name: "CPunktfunkLinux"),
+        // The kernel's V4L2 and media-controller ioctls (the V4L2 stateless decoder rung).
+        .target(name: "CV4L2"),
         // GF(2^16) multiply-accumulate kernels (SSSE3 / AVX2 on x86-64, NEON on AArch64: nibble
         // tables; portable fallback), chosen at run time by CPU feature; each SIMD file compiles
         // to nothing on the other architecture. The Leopard algorithm itself is Swift.
@@ -96,7 +98,7 @@ let package = Package(
         // The decoded-picture types decoders hand out and the display takes: CPU planes, dma-buf
         // exports and their leases, colour, crop, HDR metadata. No codec, no KMS.
         .target(name: "VideoFrames"),
-        .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA"]),
+        .target(name: "VideoDecode", dependencies: ["HEVC", "VideoFrames", "SystemClock", "CAVCodec", "CVA", "CV4L2"]),
         // Session audio: decode (Opus/multistream, RED, PCM) to Float in wire channel order and the
         // adaptive jitter buffer (pure); the ALSA sink on its own thread, device choice (ELD/jack).
         .target(name: "Audio", dependencies: ["PunktfunkWire", "COpus", "CALSA", "SystemClock", "CPunktfunkLinux"]),
@@ -219,7 +221,7 @@ let package = Package(
         ),
         // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
-        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA",
+        .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA", "CV4L2",
                                                             "SelfCheck", "SelfCheckDecode"]),
         .testTarget(name: "SelfCheckTests", dependencies: ["SelfCheck"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),

@@ -28,6 +28,9 @@ public struct SliceSegmentHeader: Sendable, Equatable {
     public var shortTermRefPicSet = ShortTermRefPicSet()
     /// Bits taken by the inline st_ref_pic_set() (0 when taken from the SPS) — VA-API st_rps_bits.
     public var stRpsBits: Int = 0
+    /// Bits taken by the `if(long_term_ref_pics_present_flag)` block of the slice header (0 when
+    /// absent) — V4L2's long_term_ref_pic_set_size.
+    public var ltRpsBits: Int = 0
     public var numLongTermSps: UInt8 = 0
     public var numLongTermPics: UInt8 = 0
     public var ltIdxSps: [UInt8] = []
@@ -189,6 +192,7 @@ public struct SliceSegmentHeader: Sendable, Equatable {
             }
             let rps = h.shortTermRefPicSet
             var total = rps.usedByCurrPicS0.filter { $0 }.count + rps.usedByCurrPicS1.filter { $0 }.count
+            let longTermStart = r.bitPosition
             if sps.longTermRefPicsPresentFlag {
                 let dpbSlots = max(0, 15 - rps.numDeltaPocs)  // at most 16 pictures in the DPB (A.4.2)
                 let numLtSps = Int(sps.numLongTermRefPicsSps)
@@ -227,6 +231,7 @@ public struct SliceSegmentHeader: Sendable, Equatable {
                 }
                 total += h.derivedUsedByCurrPicLt.filter { $0 }.count
             }
+            h.ltRpsBits = r.bitPosition - longTermStart
             h.numPicTotalCurr = total  // (7-55); pps_curr_pic_ref_enabled_flag is SCC, refused
             if sps.spsTemporalMvpEnabledFlag {
                 h.sliceTemporalMvpEnabledFlag = try r.readFlag("slice_temporal_mvp_enabled_flag")

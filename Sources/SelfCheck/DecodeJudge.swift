@@ -141,9 +141,12 @@ public struct DecodeObservation: Sendable {
     /// The software rung on the embedded clips: nil when it worked, else why not.
     public var softwareError: String?
     public var rates: [Rate]
+    /// The V4L2 stateless decoders (ARM boards).
+    public var v4l2: V4L2DecodeObservation
 
-    public init(nodes: [Node], softwareError: String? = nil, rates: [Rate] = []) {
-        self.nodes = nodes; self.softwareError = softwareError; self.rates = rates
+    public init(nodes: [Node], softwareError: String? = nil, rates: [Rate] = [],
+                v4l2: V4L2DecodeObservation = V4L2DecodeObservation()) {
+        self.nodes = nodes; self.softwareError = softwareError; self.rates = rates; self.v4l2 = v4l2
     }
 }
 
@@ -160,7 +163,13 @@ public enum DecodeJudge {
                 action: "Streams decode in software (libavcodec); a GPU with a VA-API driver decodes HEVC in hardware."))
         }
         for node in o.nodes { findings += judge(node, rates: vaRates) + sync(node) }
+        let v4l2 = judge(o.v4l2, rates: o.rates.filter { $0.rung == "v4l2" })
+        // A board that decodes on V4L2 has no VA-API device by nature: that is a side fact there.
+        if v4l2.contains(where: { $0.verdict == .ok }) {
+            for i in findings.indices where findings[i].verdict == .notAvailable { findings[i].informational = true }
+        }
         findings.append(software(o))
+        findings += v4l2
         return Section(.decode, findings)
     }
 
@@ -221,14 +230,14 @@ public enum DecodeJudge {
                         facts: [Fact("DRM driver", node.drmDriver ?? "unknown"), Fact("path", path)], informational: true)]
     }
 
-    /// One clip's verdict and sentence.
-    public static func clipVerdict(_ c: DecodeObservation.Clip) -> (Verdict, String) {
-        if let e = c.vaError { return (.failed, "the VA-API rung failed: \(e)") }
+    /// One clip's verdict and sentence; `rung` names the hardware rung.
+    public static func clipVerdict(_ c: DecodeObservation.Clip, rung: String = "VA-API") -> (Verdict, String) {
+        if let e = c.vaError { return (.failed, "the \(rung) rung failed: \(e)") }
         switch c.comparison {
         case .identical(let n)?: return (.ok, "bit-exact, \(n) frames")
         case .differs(let frame, let ref, let got)?:
             if ref != got, frame == min(ref, got) {
-                return (.failed, "the VA-API rung put out \(got) frames, the software rung \(ref)")
+                return (.failed, "the \(rung) rung put out \(got) frames, the software rung \(ref)")
             }
             let diff = c.maxDifference.map { ", max difference \($0)" } ?? ""
             return (.failed, "frame \(frame) differs from the software decode\(diff)")

@@ -37,10 +37,12 @@ public enum DecodeCheck {
     /// Observes every render node (`VADisplayConnection.renderNodes()`), opening each with `open`.
     /// - Parameter ratePasses: at most how often the 1080p clip is decoded for each rate (0: no
     ///   rates); passes stop once a second has been spent (a slow box measures one pass).
+    /// - Parameter v4l2Scan: finds the V4L2 stateless decoders (`observeV4L2`).
     /// - Parameter decodeSync: the config's `decode-sync`, which each node's sync decision is
     ///   made with (and reported).
     public static func observe(nodes: [String] = VADisplayConnection.renderNodes(),
                                open: (String) throws -> VADisplayConnection = { try VADisplayConnection.open(renderNode: $0) },
+                               v4l2Scan: () -> (devices: [V4L2DecoderDevice], skipped: [V4L2Decoders.Skipped]) = { V4L2Decoders.scan() },
                                clips: [CheckClip] = CheckClip.comparison, ratePasses: Int = 6,
                                decodeSync: DecodeSyncSetting = .auto) -> DecodeObservation {
         var references: [String: [Picture]] = [:]
@@ -70,7 +72,8 @@ public enum DecodeCheck {
                 rates.append(r)
             }
         }
-        return DecodeObservation(nodes: observed, softwareError: softwareError, rates: rates)
+        let v4l2 = observeV4L2(scan: v4l2Scan, clips: clips, references: references, ratePasses: ratePasses)
+        return DecodeObservation(nodes: observed, softwareError: softwareError, rates: rates + v4l2.rates, v4l2: v4l2.observation)
     }
 
     /// One initialised VA display against the software references of `clips`.
@@ -130,20 +133,29 @@ public enum DecodeCheck {
         var first: WaylandObservation.Pair?
         defer { exported = first }
         func take(_ frames: [DMABufFrame]) throws {
-            var failure: (any Error)?
-            for f in frames {
+            try collect(frames, into: &out) { f in
                 if first == nil, let object = f.objects.first { first = .init(fourcc: f.fourcc, modifier: object.modifier) }
-                defer { f.lease.release() }
-                if failure != nil { continue }
-                do { out.append(picture(try f.readPixels())) } catch { failure = error }
             }
-            if let failure { throw failure }
         }
         for (i, au) in AccessUnitSplitter.split(stream).enumerated() {
             try take(try decoder.decode(accessUnit: au, pts: Int64(i)).pictures)
         }
         try take(try decoder.flush().pictures)
         return out
+    }
+
+    /// Reads `frames` back into `out` (unless `readBack` is false) and releases every lease, also
+    /// after a failed read-back (the first failure is thrown once all are released).
+    static func collect(_ frames: [DMABufFrame], into out: inout [Picture], readBack: Bool = true,
+                        seen: (DMABufFrame) -> Void = { _ in }) throws {
+        var failure: (any Error)?
+        for f in frames {
+            seen(f)
+            defer { f.lease.release() }
+            if failure != nil || !readBack { continue }
+            do { out.append(picture(try f.readPixels())) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     static func picture(_ f: DecodedFrame) -> Picture {
@@ -168,22 +180,29 @@ public enum DecodeCheck {
 
     /// The VA rung's rate on `clip` decoded `passes` times (surfaces released without read-back).
     public static func vaRate(_ clip: CheckClip, connection: VADisplayConnection, passes: Int) throws -> DecodeObservation.Rate {
-        let aus = AccessUnitSplitter.split(clip.bytes)
         let decoder = try VAAPIDecoder(connection: connection)
+        return try surfaceRate(clip, rung: "vaapi", passes: passes,
+                               decode: { try decoder.decode(accessUnit: $0, pts: $1).pictures }, flush: { try decoder.flush().pictures })
+    }
+
+    /// A hardware rung's rate on `clip` decoded `passes` times (surfaces released without read-back).
+    static func surfaceRate(_ clip: CheckClip, rung: String, passes: Int, decode: ([UInt8], Int64) throws -> [DMABufFrame],
+                            flush: () throws -> [DMABufFrame]) throws -> DecodeObservation.Rate {
+        let aus = AccessUnitSplitter.split(clip.bytes)
         let start = MonotonicClock.nowNs()
         var frames = 0
         for pass in 0..<passes {
             for (i, au) in aus.enumerated() {
-                let out = try decoder.decode(accessUnit: au, pts: Int64(pass * aus.count + i))
-                frames += out.pictures.count
-                for f in out.pictures { f.lease.release() }
+                let pictures = try decode(au, Int64(pass * aus.count + i))
+                frames += pictures.count
+                for f in pictures { f.lease.release() }
             }
             if MonotonicClock.nowNs() - start > budgetNs { break }
         }
-        let tail = try decoder.flush()
-        frames += tail.pictures.count
-        for f in tail.pictures { f.lease.release() }
-        return .init(rung: "vaapi", clip: clip.name, frames: frames, seconds: Double(MonotonicClock.nowNs() - start) / 1e9)
+        let tail = try flush()
+        frames += tail.count
+        for f in tail { f.lease.release() }
+        return .init(rung: rung, clip: clip.name, frames: frames, seconds: Double(MonotonicClock.nowNs() - start) / 1e9)
     }
 
     /// Rate passes stop after this much time (ns).

@@ -6,16 +6,23 @@ import VideoFrames
 /// The decoder rungs, best first.
 public enum DecoderRungKind: String, Sendable, Codable, CaseIterable {
     case vaapi
+    /// The kernel's V4L2 stateless (request API) decoders of ARM boards.
+    case v4l2
     case software
+
+    /// The rungs `auto` means, best first.
+    public static let automatic: [DecoderRungKind] = [.vaapi, .v4l2, .software]
 }
 
-/// The session's decoder: VA-API, then libavcodec.
+/// The session's decoder: VA-API, then V4L2 stateless, then libavcodec.
 ///
 /// - Every rung error (a driver failure, an access unit that does not decode) asks the host for
 ///   a keyframe through `onKeyframeRequest`; so do planner warnings that leave a picture inexact.
 /// - Three errors spread over at least one second, with no good picture in between, demote to
 ///   the next rung (the last rung is kept whatever happens); a stream the rung cannot decode at
 ///   all (profile or format it lacks) demotes at once.
+/// - A rung whose hardware is simply absent (no V4L2 stateless decoder on an x86 box) is skipped
+///   without a warning while a later rung remains (`absentRungs`).
 /// - A rung started mid-stream (the first one too) is fed nothing until an access unit with an
 ///   IRAP picture; it asks for a keyframe when it starts. That access unit gets the newest
 ///   parameter sets seen in front when it carries none.
@@ -32,6 +39,9 @@ public final class DecoderLadder {
         public var demotionWindowNanos: UInt64
         /// Opens the VA display (default: the first render node that initialises).
         public var openVADisplay: () throws -> VADisplayConnection
+        /// Chooses the V4L2 stateless decoder (default: `V4L2Decoders.choose()`, the first that
+        /// is not a virtual test driver, or PUNKTFUNK_V4L2_DEVICE).
+        public var chooseV4L2Device: () throws -> V4L2DecoderDevice
         /// Surfaces beyond max DPB + 1 for pictures held by the display (VA-API rung).
         public var headroom: Int
         /// libavcodec slice threads (nil: its default).
@@ -39,12 +49,14 @@ public final class DecoderLadder {
         /// The VA-API rung's sync path (`decode-sync`; `.auto`: `DecodeSyncDecision`'s table).
         public var decodeSync: DecodeSyncSetting = .auto
 
-        public init(rungs: [DecoderRungKind] = [.vaapi, .software], errorsToDemote: Int = 3,
+        public init(rungs: [DecoderRungKind] = DecoderRungKind.automatic, errorsToDemote: Int = 3,
                     demotionWindowNanos: UInt64 = 1_000_000_000,
                     openVADisplay: @escaping () throws -> VADisplayConnection = { try VADisplayConnection.openFirst() },
+                    chooseV4L2Device: @escaping () throws -> V4L2DecoderDevice = { try V4L2Decoders.choose() },
                     headroom: Int = 8, softwareThreads: Int? = nil) {
             self.rungs = rungs; self.errorsToDemote = max(1, errorsToDemote)
             self.demotionWindowNanos = demotionWindowNanos; self.openVADisplay = openVADisplay
+            self.chooseV4L2Device = chooseV4L2Device
             self.headroom = headroom; self.softwareThreads = softwareThreads
         }
     }
@@ -68,6 +80,8 @@ public final class DecoderLadder {
     /// Rungs that could not start, with the reason (also sent to `onWarning` once it is set
     /// for rungs tried later).
     public private(set) var unavailableRungs: [(rung: DecoderRungKind, reason: String)] = []
+    /// Rungs skipped without a warning because their hardware is absent, with the reason.
+    public private(set) var absentRungs: [(rung: DecoderRungKind, reason: String)] = []
 
     private var rung: (any LadderRung)?
     private var parameterSets = ParameterSetCache()
@@ -132,6 +146,10 @@ public final class DecoderLadder {
                 rung = try makeRung(kind)
                 break
             } catch {
+                if Self.rungHardwareAbsent(error), nextRungIndex < configuration.rungs.count {
+                    absentRungs.append((kind, "\(error)"))
+                    continue
+                }
                 unavailableRungs.append((kind, "\(error)"))
                 onWarning("\(kind.rawValue) rung unavailable: \(error)")
             }
@@ -143,8 +161,10 @@ public final class DecoderLadder {
         switch kind {
         case .vaapi:
             let connection = try configuration.openVADisplay()
-            return VAAPIRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom,
-                                              sync: configuration.decodeSync))
+            return StatelessRung(try VAAPIDecoder(connection: connection, headroom: configuration.headroom,
+                                                  sync: configuration.decodeSync), kind: .vaapi)
+        case .v4l2:
+            return StatelessRung(V4L2Decoder(device: try configuration.chooseV4L2Device(), headroom: configuration.headroom), kind: .v4l2)
         case .software:
             return SoftwareRung(try SoftwareDecoder(threads: configuration.softwareThreads))
         }
@@ -153,10 +173,21 @@ public final class DecoderLadder {
     /// Errors that will repeat for every picture of the stream (a profile or format the rung
     /// does not have): demote at once instead of waiting for the error window.
     static func rungCannotDecodeStream(_ error: any Error) -> Bool {
-        switch error as? VAAPIError {
-        case .profileUnsupported?, .unsupportedStream?: true
-        default: false
+        // A driver that refuses the controls it was designed for refuses every picture.
+        switch error as? V4L2Error {
+        case .unsupportedStream?, .controlsRefused?: return true
+        default: break
         }
+        switch error as? VAAPIError {
+        case .profileUnsupported?, .unsupportedStream?: return true
+        default: return false
+        }
+    }
+
+    /// The rung's hardware does not exist on this box (not a failure of hardware that does).
+    static func rungHardwareAbsent(_ error: any Error) -> Bool {
+        if case .noDecoder? = error as? V4L2Error { return true }
+        return false
     }
 
 }
@@ -176,10 +207,11 @@ protocol LadderRung: AnyObject {
     func flush() -> [DecodedPicture]
 }
 
-final class VAAPIRung: LadderRung {
-    let decoder: VAAPIDecoder
-    init(_ decoder: VAAPIDecoder) { self.decoder = decoder }
-    var kind: DecoderRungKind { .vaapi }
+/// A hardware rung (VA-API, V4L2): the planner's pictures as exported surfaces.
+final class StatelessRung: LadderRung {
+    let decoder: any StatelessDecoder
+    let kind: DecoderRungKind
+    init(_ decoder: any StatelessDecoder, kind: DecoderRungKind) { self.decoder = decoder; self.kind = kind }
 
     func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput {
         let waiting = decoder.awaitingIRAP

@@ -14,8 +14,9 @@ struct CheckCommand: ParsableCommand {
         abstract: "Test this box's GPU decode, display, sound, input and network, and print a verdict for each.",
         discussion: """
             Decode compares every frame of short clips built into the binary (8-bit, 10-bit BT.2020 PQ, \
-            a resolution change, slices) decoded by each VA-API device against the software decoder; \
-            HEVC decoding is bit-exact, so any difference is a driver fault. Display reads the \
+            a resolution change, slices) decoded by each VA-API device and each V4L2 stateless \
+            decoder (ARM boards) against the software decoder; HEVC decoding is bit-exact, so any \
+            difference is a driver fault. Display reads the \
             connector, its modes and HDR properties and which planes list NV12/P010; with --display \
             it takes the screen for a few seconds: the kernel's TEST_ONLY verdict on a decoded \
             surface per plane, then a flip run measuring the refresh interval, its jitter and missed \

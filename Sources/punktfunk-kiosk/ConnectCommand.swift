@@ -87,7 +87,8 @@ struct DecoderChoice {
     init?(_ text: String) {
         switch text {
         case "vaapi": rungs = [.vaapi]
-        case "auto": rungs = [.vaapi, .software]
+        case "v4l2": rungs = [.v4l2]
+        case "auto": rungs = DecoderRungKind.automatic
         case "software": rungs = [.software]
         default: return nil
         }

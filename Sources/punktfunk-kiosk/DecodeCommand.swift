@@ -15,19 +15,22 @@ struct DecodeCommand: ParsableCommand {
         abstract: "Decode an Annex-B HEVC file; --framemd5 prints output diffable with `ffmpeg -f framemd5`.")
 
     enum Rung: String, ExpressibleByArgument, CaseIterable {
-        case auto, vaapi, software
+        case auto, vaapi, v4l2, software
 
         var ladder: [DecoderRungKind] {
             switch self {
-            case .auto: [.vaapi, .software]
+            case .auto: DecoderRungKind.automatic
             case .vaapi: [.vaapi]
+            case .v4l2: [.v4l2]
             case .software: [.software]
             }
         }
     }
 
     @Argument(help: "Annex-B HEVC elementary stream (.hevc / .h265).") var file: String
-    @Option(help: "Decoder rung: auto (VA-API, then libavcodec), vaapi or software.") var rung: Rung = .auto
+    @Option(help: "Decoder rung: auto (VA-API, then V4L2 stateless, then libavcodec), vaapi, v4l2 or software.") var rung: Rung = .auto
+    @Option(help: "V4L2 stateless decoder video node to use (default: the first that is not a virtual test driver; a virtual one such as visl only when named here).")
+    var v4l2Device: String?
     @Flag(help: "Print one MD5 line per output frame, in ffmpeg's framemd5 format.") var framemd5 = false
 
     func run() throws {
@@ -37,7 +40,9 @@ struct DecodeCommand: ParsableCommand {
         }
         let stream = [UInt8](data)
         let accessUnits = AccessUnitSplitter.split(stream)
-        let ladder = DecoderLadder(configuration: .init(rungs: rung.ladder))
+        let device = v4l2Device
+        let ladder = DecoderLadder(configuration: .init(rungs: rung.ladder,
+                                                        chooseV4L2Device: { try V4L2Decoders.choose(path: device) }))
         for (kind, reason) in ladder.unavailableRungs { warn("\(kind.rawValue) rung unavailable: \(reason)") }
         guard let started = ladder.activeRung else {
             warn("no \(rung.rawValue) decoder rung could start")

@@ -6,13 +6,15 @@ import VideoDecode
 
 /// `punktfunk-kiosk probe`: prints one JSON object describing what this box offers for streaming
 /// — `"kms"`: every DRM card's connectors, modes, CRTCs and planes with formats and modifiers;
-/// `"vaapi"`: the render nodes, VA drivers and HEVC profiles (`VAAPIProbe`); `"cec"`: every
+/// `"vaapi"`: the render nodes, VA drivers and HEVC profiles (`VAAPIProbe`); `"v4l2"`: the V4L2
+/// stateless HEVC decoders the media controller lists, their decode modes, start codes, controls
+/// and CAPTURE formats (`V4L2Probe`); `"cec"`: every
 /// HDMI-CEC adapter (`/dev/cecN`), its driver, connector and physical address — so a user can paste
 /// it into a bug report. Read-only; works beside a running compositor.
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Print the display (KMS planes, formats, modifiers) and VA-API decode capabilities as JSON.")
+        abstract: "Print the display (KMS planes, formats, modifiers) and VA-API and V4L2 decode capabilities as JSON.")
 
     func run() throws {
         let kms = KMSProbe.describeAll()
@@ -22,8 +24,10 @@ struct ProbeCommand: ParsableCommand {
         let sync = ProfileConfig.load().decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
         let vaapi = (try? encoder.encode(VAAPIProbe.report(decodeSync: sync))).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"VA-API report could not be encoded\"}"
+        let v4l2 = (try? encoder.encode(V4L2Probe.report())).map { String(decoding: $0, as: UTF8.self) }
+            ?? "{\"error\":\"V4L2 report could not be encoded\"}"
         let cec = CECAdapterSummary.list().map(Self.json)
-        print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"cec\":[\(cec.joined(separator: ","))]}")
+        print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"v4l2\":\(v4l2),\"cec\":[\(cec.joined(separator: ","))]}")
     }
 
     /// One adapter as a JSON object (read without claiming anything).

@@ -4,13 +4,13 @@ import VideoDecode
 
 /// The decoder and bitrate options of the commands that run a live session, declared once.
 struct StreamOptions: ParsableArguments {
-    @Option(help: "Decoder rung: auto (VA-API, then software), vaapi, or software (default: the config's, else auto for the kiosk and software for connect and demo).")
+    @Option(help: "Decoder rung: auto (VA-API, then V4L2 stateless, then software), vaapi, v4l2, or software (default: the config's, else auto for the kiosk and software for connect and demo).")
     var decoder: String?
     @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).")
     var bitrate: UInt32?
 
     func validate() throws {
-        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi or software") }
+        if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi, v4l2 or software") }
         if bitrate == 0 { throw ValidationError("--bitrate must be a positive number of kbit/s") }
     }
 

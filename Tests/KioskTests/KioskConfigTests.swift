@@ -49,7 +49,7 @@ import Testing
         #expect(c.decoder == "vaapi" && c.autoconnect == "den" && c.bitrateKbps == nil)
         #expect(c.hosts == [.init(id: "den", name: "Den # 2")])
         #expect(c.problems.map(\.line) == [3, 4, 5, 6, 9, 10, 11])
-        #expect(c.problems[0].description == "config line 3: decoder must be auto, vaapi or software, not \"quantum\" (ignored)")
+        #expect(c.problems[0].description == "config line 3: decoder must be auto, vaapi, v4l2 or software, not \"quantum\" (ignored)")
         #expect(c.problems[1].message == "no '=' in \"this line has no equals\"")
         #expect(c.problems[5].message == "unknown key \"frobnicate\"")
     }

@@ -382,6 +382,8 @@ import Kiosk
         s.nav(.move(.down), .move(.right), .activate, .move(.down), .move(.down), .move(.down))
         #expect(s.page == .settings(focus: .decoder))
         s.nav(.activate, .activate)
+        #expect(s.machine.state.shell.settings.decoder == "v4l2")
+        s.nav(.activate)
         #expect(s.machine.state.shell.settings.decoder == "software")
         s.nav(.activate)
         #expect(s.machine.state.shell.settings.decoder == "auto")

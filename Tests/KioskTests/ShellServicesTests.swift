@@ -97,9 +97,9 @@ import PunktfunkTestHost
         #expect(config.bitrateKbps == 40_000 && config.decoder == "software" && config.audioDevice == "hw:CARD=PCH,DEV=3")
         #expect(config.statsOverlay == true)
         #expect(queue.drain().isEmpty, "no problem to report")
-        // Back to automatic: the host's bitrate, both rungs, the display's own output.
+        // Back to automatic: the host's bitrate, every rung, the display's own output.
         ShellServices.apply(ShellSettings(), to: &configuration)
-        #expect(configuration.bitrateKbps == nil && configuration.decoder == [.vaapi, .software] && configuration.audio == .automatic)
+        #expect(configuration.bitrateKbps == nil && configuration.decoder == [.vaapi, .v4l2, .software] && configuration.audio == .automatic)
     }
 
     @Test func withoutAProfileNothingIsSavedAndThatIsSaid() {

@@ -57,7 +57,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var display: DisplayBackend?
     /// Pictures of another size than the screen: `fit` or `native` (`PictureScaling`).
     public var scaling: PictureScaling?
-    /// `auto`, `vaapi` or `software`.
+    /// `auto`, `vaapi`, `v4l2` or `software`.
     public var decoder: String?
     /// How the VA-API rung's pictures are fenced: `auto` (by the GPU's kernel driver),
     /// `sync-file` or `va-sync-surface` (`DecodeSyncSetting`; forcing one is for bug reports).
@@ -98,7 +98,7 @@ public struct KioskConfig: Sendable, Equatable {
         if let i = hosts.firstIndex(where: { $0.id == host.id }) { hosts[i] = host } else { hosts.append(host) }
     }
 
-    static let decoders: Set<String> = ["auto", "vaapi", "software"]
+    static let decoders: Set<String> = ["auto", "vaapi", "v4l2", "software"]
     static let decodeSyncs: Set<String> = ["auto", "sync-file", "va-sync-surface"]
 
     public init(text: String) {
@@ -133,7 +133,7 @@ public struct KioskConfig: Sendable, Equatable {
             guard let s = PictureScaling(rawValue: value) else { return "scaling must be fit or native, not \"\(value)\"" }
             scaling = s
         case "decoder":
-            guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi or software, not \"\(value)\"" }
+            guard Self.decoders.contains(value) else { return "decoder must be auto, vaapi, v4l2 or software, not \"\(value)\"" }
             decoder = value
         case "decode-sync":
             guard Self.decodeSyncs.contains(value) else { return "decode-sync must be auto, sync-file or va-sync-surface, not \"\(value)\"" }

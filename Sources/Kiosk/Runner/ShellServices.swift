@@ -58,6 +58,12 @@ final class ShellServices {
         let report = VAAPIProbe.report()
         let nodes = report.renderNodes.filter { $0.error == nil && !$0.hevcProfiles.isEmpty }
         guard !nodes.isEmpty, !report.decodableHEVCProfiles.isEmpty else {
+            let decoders = V4L2Decoders.scan().devices.filter { !$0.isVirtual && $0.decodesMain }
+            if !decoders.isEmpty {
+                let names = decoders.map { "\($0.videoPath) (\($0.driver))" }
+                let main10 = decoders.contains(where: \.decodesMain10) ? ", Main10" : ""
+                return "V4L2 on \(names.joined(separator: ", ")): HEVC Main\(main10); software as fallback"
+            }
             let why = report.renderNodes.compactMap(\.error).first ?? "no render node decodes HEVC"
             return "software (VA-API: \(why))"
         }
@@ -116,8 +122,9 @@ final class ShellServices {
         configuration.scaling = settings.scaling
         switch settings.decoder {
         case "vaapi": configuration.decoder = [.vaapi]
+        case "v4l2": configuration.decoder = [.v4l2]
         case "software": configuration.decoder = [.software]
-        default: configuration.decoder = [.vaapi, .software]
+        default: configuration.decoder = DecoderRungKind.automatic
         }
         if let device = settings.audioDevice {
             configuration.audio = .device(device)

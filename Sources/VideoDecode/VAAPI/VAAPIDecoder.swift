@@ -5,15 +5,7 @@ import Synchronization
 import VideoFrames
 
 /// What one call of `VAAPIDecoder.decode` produced.
-public struct VAAPIDecodeOutput: Sendable {
-    /// Pictures ready for display, in output order.
-    public var pictures: [DMABufFrame] = []
-    /// The planner's concealment and skip notices for this access unit.
-    public var warnings: [PlannerWarning] = []
-    /// Some warning means the pictures are not exact: ask the host for a keyframe.
-    public var requestsKeyframe: Bool { warnings.contains { $0.requestsKeyframe } }
-    public init() {}
-}
+public typealias VAAPIDecodeOutput = StatelessDecodeOutput
 
 /// The VA-API rung: stateless HEVC decode on a libva driver, driven by `DecodePlanner`.
 ///
@@ -75,23 +67,12 @@ public final class VAAPIDecoder {
     ///   waits for the next IRAP picture (ask the host for one).
     public func decode(accessUnit: [UInt8], pts: Int64) throws(VAAPIError) -> VAAPIDecodeOutput {
         collectReturns()
-        let ranges = AnnexB.nalUnitRanges(in: accessUnit)
-        var units: [HEVCParser.ParsedNALUnit] = []
-        var unitRanges: [Range<Int>] = []
-        units.reserveCapacity(ranges.count)
-        for r in ranges {
-            do throws(HEVCError) {
-                units.append(try parser.parseNALUnit(Array(accessUnit[r])))
-                unitRanges.append(r)
-            } catch {
-                let type = accessUnit[r.lowerBound] >> 1 & 0x3F
-                if type < 32 {  // a VCL unit: the picture would miss a slice
-                    restart()
-                    throw .corruptAccessUnit("slice NAL unit (type \(type)) not parsed: \(error)")
-                }
-                // A bad parameter set or SEI is skipped; slices naming it report it missing.
-            }
+        var failure: (type: UInt8, error: HEVCError)?
+        guard let parsed = ParsedAccessUnit.parse(accessUnit, with: &parser, failure: &failure) else {
+            restart()
+            throw .corruptAccessUnit("slice NAL unit (type \(failure?.type ?? 0)) not parsed: \(failure.map { "\($0.error)" } ?? "")")
         }
+        let (units, unitRanges) = (parsed.units, parsed.ranges)
         let plan = planner.plan(units)
         var out = VAAPIDecodeOutput()
         out.warnings = plan.warnings
@@ -152,7 +133,7 @@ public final class VAAPIDecoder {
             session = nil
             reapRetired()
         }
-        generation += 1
+        generation = DecoderGenerations.next()
         let capacity = format.maxDecPicBuffering + 1 + headroom
         session = try Session(display: connection.display, profile: profile, width: format.codedWidth,
                               height: format.codedHeight, surfaces: capacity, generation: generation)

@@ -9,8 +9,8 @@ public struct ShellSettings: Sendable, Equatable {
     /// Bitrates offered besides the host's choice, kbit/s.
     public static let bitratesKbps: [UInt32] = [5_000, 10_000, 20_000, 40_000, 80_000, 150_000]
     /// `KioskConfig.decoder` values, in the order shown.
-    public static let decoders = ["auto", "vaapi", "software"]
-    static let decoderLabels = ["Automatic (VA-API, then software)", "VA-API", "Software"]
+    public static let decoders = ["auto", "vaapi", "v4l2", "software"]
+    static let decoderLabels = ["Automatic (VA-API, V4L2, then software)", "VA-API", "V4L2 (ARM boards)", "Software"]
 
     /// The connector's modes, `WxH@Hz`, as the display lists them.
     public var availableModes: [String] = []
