@@ -131,7 +131,9 @@ struct PFTestHost: ParsableCommand {
         options.blackoutAfterFrames = blackoutAfter
         options.blackoutSeconds = blackoutSeconds
         if audio {
-            let tone = TestToneFeed(try OpusToneSource(markerEvery: audioMarkerEvery))
+            let markerEvery = max(audioMarkerEvery, 0)
+            let tone = try TestToneFeed { () throws(AudioError) in try OpusToneSource(markerEvery: markerEvery) }
+            FileHandle.standardError.write(Data("pf-testhost: audio tone \(tone.how)\n".utf8))
             options.audioSource = { _ in tone.next() }
             options.audioSkewPPM = audioSkewPPM
             options.audioLossPercent = audioLoss

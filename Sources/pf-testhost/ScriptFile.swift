@@ -48,10 +48,17 @@ enum ScriptFile {
     }
 }
 
-/// The Opus tone behind `--audio`, shared with the host thread's audio callback.
+/// The Opus tone behind `--audio`, shared with the host thread's audio callback: replayed from
+/// one encoded period (`OpusToneLoop`) where the tone has one, else encoded packet by packet.
 final class TestToneFeed: @unchecked Sendable {
     private let lock = NSLock()
-    private let source: OpusToneSource
-    init(_ source: OpusToneSource) { self.source = source }
-    func next() -> [UInt8]? { lock.withLock { try? source.nextPacket() } }
+    private let loop: OpusToneLoop?
+    private let source: OpusToneSource?
+    init(_ make: () throws(AudioError) -> OpusToneSource) throws(AudioError) {
+        loop = try OpusToneLoop(try make())
+        source = loop == nil ? try make() : nil
+    }
+    /// "replayed (N-packet period)" or "encoded live", for the host's start-up line.
+    var how: String { loop.map { "replayed (\($0.period)-packet period)" } ?? "encoded live" }
+    func next() -> [UInt8]? { lock.withLock { loop?.nextPacket() ?? (try? source?.nextPacket()) ?? nil } }
 }
