@@ -45,7 +45,7 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Parity shards per block, percent of the data shards (0…90).") var fec = 10
     @Option(help: "Cut the network path (drop every datagram both ways) after this many frames.") var blackoutAfter: Int?
     @Option(help: "Length of that outage, seconds.") var blackoutSeconds = 3.0
-    @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets).") var audio = false
+    @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets), encoded once per period of the signal and replayed.") var audio = false
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
     @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
     @Option(help: "Access grants mask the ServerHello carries (255 = all).") var grants: UInt32 = 255
@@ -130,10 +130,11 @@ struct PFTestHost: ParsableCommand {
         options.keyframeIndices = hevc == nil ? [0] : AccessUnitSplitter.keyframeIndices(aus)
         options.blackoutAfterFrames = blackoutAfter
         options.blackoutSeconds = blackoutSeconds
+        var toneHow: String?   // said after the banner, which tests and the harness read first
         if audio {
             let markerEvery = max(audioMarkerEvery, 0)
             let tone = try TestToneFeed { () throws(AudioError) in try OpusToneSource(markerEvery: markerEvery) }
-            FileHandle.standardError.write(Data("pf-testhost: audio tone \(tone.how)\n".utf8))
+            toneHow = tone.how
             options.audioSource = { _ in tone.next() }
             options.audioSkewPPM = audioSkewPPM
             options.audioLossPercent = audioLoss
@@ -209,6 +210,7 @@ struct PFTestHost: ParsableCommand {
         }
         let series = try HostSessionSeries(options: options, sessions: sessions)
         FileHandle.standardError.write(Data("pf-testhost listening on \(series.localAddress) fingerprint \(identity.fingerprint)\n".utf8))
+        if let toneHow { FileHandle.standardError.write(Data("pf-testhost: audio tone \(toneHow)\n".utf8)) }
         let responder = try mdns.map { name in
             try TestHostAnnouncement.start(name: name, id: mdnsId ?? String(identity.fingerprint.prefix(16)),
                                            fingerprint: identity.fingerprint, pair: requirePairing ? "required" : "optional",
