@@ -26,13 +26,7 @@ import os
 import re
 import sys
 
-RESULTS = []
-
-
-def report(ok, name, figures):
-    ok = bool(ok)  # a verdict built with `and` can be an empty list: it fails, and is counted
-    RESULTS.append(ok)
-    print(f"{'PASS' if ok else 'FAIL'} {name}: {figures}", flush=True)
+from verify import RESULTS, report  # one PASS/FAIL line and one count for both boots
 
 
 def read(path):
