@@ -49,6 +49,7 @@ let package = Package(
         .executable(name: "punktfunk-bench", targets: ["punktfunk-bench"]),
         .executable(name: "punktfunk-fuzz", targets: ["punktfunk-fuzz"]),
         .executable(name: "pf-testhost", targets: ["pf-testhost"]),
+        .executable(name: "pf-relay", targets: ["pf-relay"]),
         .library(name: "PunktfunkWire", targets: ["PunktfunkWire"]),
     ],
     dependencies: [
@@ -205,7 +206,12 @@ let package = Package(
             name: "punktfunk-fuzz",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "HEVC", "Audio"]
         ),
-        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "pf-testhost", dependencies: ["PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire", "HEVC", "Audio", "SystemClock", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The loss tests' UDP relay on loopback: Gilbert–Elliott burst loss, delay, jitter, reordering,
+        // duplication (sans-I/O decisions) and the poll() loop that applies them.
+        .target(name: "LossyLink", dependencies: ["PunktfunkWire", "SystemClock"]),
+        // `pf-relay`: LossyLink's relay between a client and a host on 127.0.0.1 (no sch_netem here).
+        .executableTarget(name: "pf-relay", dependencies: ["LossyLink", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(
             name: "PunktfunkWireTests",
             dependencies: ["PunktfunkWire"]
@@ -224,6 +230,8 @@ let package = Package(
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA", "CV4L2",
                                                             "SelfCheck", "SelfCheckDecode"]),
         .testTarget(name: "SelfCheckTests", dependencies: ["SelfCheck"]),
+        // The burst-loss model and impairments against their formulas, and the relay over loopback.
+        .testTarget(name: "LossyLinkTests", dependencies: ["LossyLink", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "PunktfunkWire", "CEvdev"]),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "AudioSimulation", "PunktfunkWire", "SystemClock"]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "Screen", "PacerSimulation", "VideoFrames", "VideoDecode", "PunktfunkWire", "CDRM"]),

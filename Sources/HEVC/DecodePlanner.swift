@@ -58,6 +58,10 @@ public struct DecodePlanner: Sendable {
     public mutating func holdSurface(_ surface: SurfaceID) { pool?.hold(surface) }
     public mutating func releaseSurface(_ surface: SurfaceID) { pool?.release(surface) }
 
+    /// The decoder failed on the picture in `surface` (or knows it inexact): it and every
+    /// picture decoded from it until the next IRAP picture are planned and output as `damaged`.
+    public mutating func markDamaged(surface: SurfaceID) { dpb.markDamaged(surface: surface) }
+
     /// Waits for the next IRAP picture. Pictures already decoded and waiting for output are
     /// output now (in `outputAfterDecoding`); the DPB is emptied and its surfaces released.
     public mutating func reset(reason: ResetReason) -> AccessUnitPlan {
@@ -195,7 +199,11 @@ public struct DecodePlanner: Sendable {
         if nal.isIRAP && noRaslOutputFlag && decodedCount > 0 {
             let noOutputOfPriorPicsFlag = nal.nalUnitType == NALUnitType.craNUT.rawValue || first.noOutputOfPriorPicsFlag
             if !noOutputOfPriorPicsFlag {
-                while let (out, _) = dpb.bump() { result.outputBeforeDecoding.append(emit(out)) }
+                // Every picture is unused for reference by now, so each bump frees its surface.
+                while let (out, freed) = dpb.bump() {
+                    result.outputBeforeDecoding.append(emit(out))
+                    if let freed { release(freed, into: &result) }
+                }
             }
             result.releasedSurfaces += emptyDPB()
         } else {
@@ -235,7 +243,7 @@ public struct DecodePlanner: Sendable {
                     result.warnings.append(.missingReference(poc: target, substitutePOC: nil))
                     dpb.insert(.init(poc: target, surface: surface, marking: longTerm ? .longTerm : .shortTerm,
                                      neededForOutput: false, picLatencyCount: 0, decodeIndex: -1, generated: true,
-                                     cropWindow: cropWindow))
+                                     cropWindow: cropWindow, damaged: true))
                     out.append(ReferenceEntry(poc: target, picturePOC: target, surface: surface, isLongTerm: longTerm, substituted: true))
                 } else {
                     result.warnings.append(.surfacePoolExhausted(capacity: pool?.capacity ?? 0))
@@ -265,15 +273,23 @@ public struct DecodePlanner: Sendable {
         }
         // 8.1.3: PicOutputFlag (RASL pictures of a NoRaslOutputFlag IRAP never get here).
         let picOutputFlag = first.picOutputFlag
+        // Damage spreads through the references the picture uses (the Curr lists, 8.3.2); an
+        // IRAP picture uses none, so it ends the damage.
+        let damagedSurfaces = Set(dpb.pictures.filter { $0.isReference && $0.damaged }.map(\.surface))
+        let damaged = (rps.stCurrBefore + rps.stCurrAfter + rps.ltCurr).contains {
+            $0.substituted || damagedSurfaces.contains($0.surface)
+        } || rps.stCurrBefore.count < rps.pocStCurrBefore.count || rps.stCurrAfter.count < rps.pocStCurrAfter.count
+            || rps.ltCurr.count < rps.pocLtCurr.count
         result.picture = PicturePlan(poc: poc, surface: surface, nalUnitType: nal.nalUnitType, sps: sps, pps: pps,
                                      noRaslOutputFlag: nal.isIRAP && noRaslOutputFlag, picOutputFlag: picOutputFlag,
                                      rps: rps, referenceFrames: referenceFrames, slices: slicePlans,
-                                     decodeIndex: decodedCount)
+                                     decodeIndex: decodedCount, damaged: damaged)
 
         // C.5.2.3: the current picture enters the DPB; "additional bumping".
         if picOutputFlag { dpb.countLatency(after: poc) }
         dpb.insert(.init(poc: poc, surface: surface, marking: .shortTerm, neededForOutput: picOutputFlag,
-                         picLatencyCount: 0, decodeIndex: decodedCount, generated: false, cropWindow: cropWindow))
+                         picLatencyCount: 0, decodeIndex: decodedCount, generated: false, cropWindow: cropWindow,
+                         damaged: damaged))
         decodedCount += 1
         let reorder = Int(sps.spsMaxNumReorderPics.last ?? 0)
         while dpb.numNeededForOutput > reorder || latencyExceeded(sps) {
@@ -298,7 +314,8 @@ public struct DecodePlanner: Sendable {
     }
 
     private static func output(_ p: DecodedPictureBuffer.Picture) -> OutputPicture {
-        OutputPicture(poc: p.poc, surface: p.surface, decodeIndex: p.decodeIndex, cropWindow: p.cropWindow, generated: p.generated)
+        OutputPicture(poc: p.poc, surface: p.surface, decodeIndex: p.decodeIndex, cropWindow: p.cropWindow, generated: p.generated,
+                      damaged: p.damaged)
     }
 
     private mutating func release(_ surface: SurfaceID, into result: inout AccessUnitPlan) {

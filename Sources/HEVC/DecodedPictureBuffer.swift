@@ -21,6 +21,9 @@ public struct DecodedPictureBuffer: Sendable, Equatable {
         public var generated: Bool
         /// Conformance window to crop to on output.
         public var cropWindow: CropWindow
+        /// Known to be inexact: generated, decoded from a missing or damaged "Curr" reference,
+        /// or reported failed by the decoder (`DecodePlanner.markDamaged(surface:)`).
+        public var damaged = false
 
         public var isReference: Bool { marking != .unused }
     }
@@ -35,6 +38,10 @@ public struct DecodedPictureBuffer: Sendable, Equatable {
     mutating func insert(_ p: Picture) { pictures.append(p) }
 
     mutating func setMarking(_ marking: Marking, at index: Int) { pictures[index].marking = marking }
+
+    mutating func markDamaged(surface: SurfaceID) {
+        for i in pictures.indices where pictures[i].surface == surface { pictures[i].damaged = true }
+    }
 
     /// Marks every picture "unused for reference" (IRAP with NoRaslOutputFlag = 1, 8.3.2).
     mutating func markAllUnused() {

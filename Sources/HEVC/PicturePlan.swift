@@ -73,6 +73,9 @@ public struct PicturePlan: Sendable {
     public var slices: [SlicePlan]
     /// Position in decoding order among the pictures the planner decoded.
     public var decodeIndex: Int
+    /// The picture is known to be inexact: a "Curr" reference was missing (substituted or
+    /// generated, 8.3.3) or is itself damaged. Damage ends at an IRAP picture.
+    public var damaged = false
 }
 
 /// A picture leaving the DPB for display, in output order (C.5.2.4).
@@ -83,6 +86,8 @@ public struct OutputPicture: Sendable, Equatable {
     public var cropWindow: CropWindow
     /// A picture generated for a missing reference is never output; kept for completeness.
     public var generated: Bool
+    /// Known to be inexact (`PicturePlan.damaged` of the picture, or `markDamaged(surface:)`).
+    public var damaged = false
 }
 
 /// The stream format a decode session is built for; a change rebuilds the session.

@@ -36,6 +36,7 @@ public final class LiveStats: @unchecked Sendable {
         var c = StatsCounters(videoBytes: t.bytes, decodedPictures: t.pictures, decodeNs: t.decodeNs,
                               framesLost: lock.withLock { framesLost })
         c.audioLine = audio?.stats?.overlayLine
+        c.pictureLine = stage.pictureHold.overlayLine
         return c
     }
 }

@@ -45,6 +45,7 @@ public final class StreamPipeline: @unchecked Sendable {
     public func start() {
         if let stage {
             stage.onKeyframeRequest = { [weak self] in self?.session?.outbox.requestKeyframe() }
+            stage.onCleanPicture = { [weak self] frame in self?.session?.outbox.noteDecoded(frame: frame) }
             stage.start()
         }
         let thread = Thread { [self] in
@@ -55,9 +56,10 @@ public final class StreamPipeline: @unchecked Sendable {
             let result: Result<ClientSession, SessionError>
             do throws(SessionError) {
                 let session = try SessionDialer.run(options, prepare: { session in
-                    session.onAccessUnit = { au in
-                        observe?(au)
-                        stage?.submit(DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs, keyframe: au.isKeyframe))
+                    session.onAccessUnit = { au in observe?(au) }
+                    session.onVideoFrame = { au, order in
+                        stage?.submit(DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs,
+                                                       userFlags: au.userFlags, order: order))
                     }
                     let hostHDR = self.hostHDR
                     session.onHostDatagram = { datagram in

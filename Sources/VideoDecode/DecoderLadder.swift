@@ -97,11 +97,24 @@ public final class DecoderLadder {
 
     /// Decodes one access unit (Annex-B bytes); returns the pictures ready for display.
     public func decode(accessUnit: [UInt8], pts: Int64) -> [DecodedPicture] {
-        guard let current = rung else { return [] }
+        decodeReporting(accessUnit: accessUnit, pts: pts).pictures
+    }
+
+    /// Decodes one access unit (Annex-B bytes) and says which pictures are known to be inexact,
+    /// whether the rung failed, and whether it skipped the access unit on purpose.
+    public func decodeReporting(accessUnit: [UInt8], pts: Int64) -> DecodeReport {
+        var report = DecodeReport()
+        guard let current = rung else {
+            report.failed = true
+            return report
+        }
         parameterSets.observe(accessUnit)
         var input = accessUnit
         if awaitingIRAP {
-            guard AccessUnitSplitter.containsIRAP(accessUnit) else { return [] }
+            guard AccessUnitSplitter.containsIRAP(accessUnit) else {
+                report.skipped = true
+                return report
+            }
             awaitingIRAP = false
             input = parameterSets.completed(accessUnit)  // the host may have sent them only once
         }
@@ -110,7 +123,10 @@ public final class DecoderLadder {
             for w in out.warnings { onWarning("\(current.kind.rawValue): \(w)") }
             if out.requestsKeyframe { onKeyframeRequest() }
             if out.decodedPicture { errorTimes.removeAll() }
-            return out.pictures
+            report.pictures = out.pictures
+            report.damaged = out.pictures.map(\.damaged)
+            report.skipped = out.skipped
+            return report
         } catch {
             onWarning("\(current.kind.rawValue): \(error)")
             onKeyframeRequest()
@@ -123,8 +139,18 @@ public final class DecoderLadder {
                t &- first >= configuration.demotionWindowNanos, nextRungIndex < configuration.rungs.count {
                 startNextRung(reason: "\(errorTimes.count) errors in \(Double(t &- first) / 1e9) s, last: \(error)")
             }
-            return []
+            report.failed = true
+            return report
         }
+    }
+
+    /// Drops the active rung's reference pictures and pictures waiting for output (their
+    /// surfaces and leases go back; pictures already returned stay valid) and makes it wait for
+    /// the next IRAP picture: what a client does before the keyframe that ends a freeze. The
+    /// software rung flushes libavcodec (avcodec_flush_buffers). Asks for no keyframe itself.
+    public func restart() {
+        rung?.restart()
+        awaitingIRAP = true
     }
 
     /// End of stream: the pictures the active rung still holds.
@@ -199,12 +225,16 @@ struct RungOutput {
     var requestsKeyframe: Bool
     /// A picture was decoded without error (resets the demotion count).
     var decodedPicture: Bool
+    /// The rung took no picture from the access unit on purpose (see `DecodeReport.skipped`).
+    var skipped = false
 }
 
 protocol LadderRung: AnyObject {
     var kind: DecoderRungKind { get }
     func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput
     func flush() -> [DecodedPicture]
+    /// Drops the DPB and pictures waiting for output; waits for the next IRAP picture.
+    func restart()
 }
 
 /// A hardware rung (VA-API, V4L2): the planner's pictures as exported surfaces.
@@ -223,9 +253,19 @@ final class StatelessRung: LadderRung {
             default: false
             }
         }
+        // On purpose: the planner waits for an IRAP picture or drops a RASL picture (8.1.3).
+        let onPurpose = out.warnings.contains {
+            switch $0 {
+            case .awaitingIRAP, .raslSkipped: true
+            default: false
+            }
+        }
         return RungOutput(pictures: out.pictures.map { .dmaBuf($0) }, warnings: out.warnings.map(\.description),
-                          requestsKeyframe: out.requestsKeyframe, decodedPicture: !skipped && !(waiting && decoder.awaitingIRAP))
+                          requestsKeyframe: out.requestsKeyframe, decodedPicture: !skipped && !(waiting && decoder.awaitingIRAP),
+                          skipped: onPurpose)
     }
+
+    func restart() { decoder.restart() }
 
     func flush() -> [DecodedPicture] {
         ((try? decoder.flush())?.pictures ?? []).map { .dmaBuf($0) }
@@ -234,13 +274,31 @@ final class StatelessRung: LadderRung {
 
 final class SoftwareRung: LadderRung {
     let decoder: SoftwareDecoder
+    /// The last picture out was damaged: the next damaged one is the same loss, not a new one.
+    private var inDamage = false
     init(_ decoder: SoftwareDecoder) { self.decoder = decoder }
     var kind: DecoderRungKind { .software }
 
     func decode(accessUnit: [UInt8], pts: Int64) throws -> RungOutput {
         let frames = try decoder.decode(accessUnit: accessUnit, pts: pts)
-        return RungOutput(pictures: frames.map { .cpu($0) }, warnings: [], requestsKeyframe: false, decodedPicture: true)
+        // One warning and keyframe request per run of damaged pictures: libavcodec conceals a
+        // missing reference silently, and every picture up to the next IRAP is damaged after it.
+        let startsDamage = !inDamage && frames.contains(where: \.damaged)
+        if let last = frames.last { inDamage = last.damaged }
+        let skipped: Bool
+        switch decoder.lastSkip {
+        case .awaitingIRAP?, .raslSkipped?: skipped = true
+        default: skipped = false
+        }
+        return RungOutput(pictures: frames.map { .cpu($0) },
+                          warnings: startsDamage ? ["picture decoded from a reference libavcodec never received (concealed)"] : [],
+                          requestsKeyframe: startsDamage, decodedPicture: true, skipped: skipped)
     }
 
     func flush() -> [DecodedPicture] { decoder.flush().map { .cpu($0) } }
+
+    func restart() {
+        decoder.restart()
+        inDamage = false
+    }
 }

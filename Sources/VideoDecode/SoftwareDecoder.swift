@@ -1,5 +1,6 @@
 internal import CAVCodec
 import Foundation
+import HEVC
 import VideoFrames
 
 /// Why a decoder rung failed. Every failure on bad input is one of these, never a trap.
@@ -56,12 +57,29 @@ enum AVErrorText {
 /// per thread), at most 4 of them, `AV_CODEC_FLAG_LOW_DELAY`. Cropping is not applied by
 /// libavcodec; each frame carries the full decoded picture and its conformance window in `crop`.
 ///
+/// Damage: a frame is `damaged` when libavcodec flags it (decode_error_flags, AV_FRAME_FLAG_CORRUPT)
+/// or when `ReferenceDamage` finds it decoded from a reference libavcodec never received (which
+/// libavcodec conceals silently), directly or through other pictures, until the next IRAP picture.
+/// A frame from an access unit the planner took no picture from (a non-IRAP start, a slice that
+/// does not parse) is damaged too; a picture libavcodec failed on taints what is decoded from it.
+///
 /// Owns its AVCodecContext, AVPacket and AVFrame; frees them in deinit. Not thread-safe: use from
 /// one task at a time.
 public final class SoftwareDecoder {
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
+    private var damage = ReferenceDamage()
+    /// Packets libavcodec holds, by the sequence number sent as their pts (libavcodec hands it
+    /// back on the frame): the caller's pts and whether the picture is damaged.
+    private var inFlight: [Int64: (pts: Int64, damaged: Bool)] = [:]
+    private var nextSequence: Int64 = 0
+    /// Packets older than this many access units that produced no frame are forgotten.
+    private static let inFlightLimit: Int64 = 64
+
+    /// Why the planner beside libavcodec took no picture from the last access unit (e.g.
+    /// `.raslSkipped`, `.awaitingIRAP`); nil when it took one, or when a slice did not parse.
+    public private(set) var lastSkip: PlannerWarning?
 
     /// Slice threads in use.
     public let threadCount: Int
@@ -112,8 +130,16 @@ public final class SoftwareDecoder {
         accessUnit.withUnsafeBytes { src in
             UnsafeMutableRawPointer(pkt.pointee.data!).copyMemory(from: src.baseAddress!, byteCount: src.count)
         }
-        pkt.pointee.pts = pts
-        pkt.pointee.dts = pts
+        let sequence = nextSequence
+        nextSequence += 1
+        pkt.pointee.pts = sequence
+        pkt.pointee.dts = sequence
+        let outcome = damage.observe(accessUnit)
+        if case .skipped(let why) = outcome { lastSkip = why } else { lastSkip = nil }
+        inFlight[sequence] = (pts, outcome != .picture(damaged: false))
+        if inFlight.count > Int(Self.inFlightLimit) {
+            inFlight = inFlight.filter { $0.key > sequence - Self.inFlightLimit }
+        }
         var out: [DecodedFrame] = []
         var rc = avcodec_send_packet(ctx, pkt)
         if rc == AVErrorText.again {
@@ -122,10 +148,21 @@ public final class SoftwareDecoder {
             rc = avcodec_send_packet(ctx, pkt)
         }
         if rc < 0 && rc != AVErrorText.eof {
+            damage.markLastDamaged()  // libavcodec lacks what the planner holds
             throw .invalidData(code: rc)
         }
         out += try drain()
         return out
+    }
+
+    /// Drops the reference pictures and the pictures waiting for output (avcodec_flush_buffers)
+    /// and waits for the next IRAP picture: what a client does before the keyframe that ends a
+    /// freeze. Pictures already returned stay valid.
+    public func restart() {
+        if let ctx = context { avcodec_flush_buffers(ctx) }
+        damage.reset()
+        inFlight = [:]
+        lastSkip = nil
     }
 
     /// End of stream: returns every picture still held for output and resets the decoder so it
@@ -146,6 +183,8 @@ public final class SoftwareDecoder {
             }
         }
         avcodec_flush_buffers(ctx)
+        damage.reset()
+        inFlight = [:]
         return out
     }
 
@@ -157,6 +196,7 @@ public final class SoftwareDecoder {
             let rc = avcodec_receive_frame(ctx, f)
             if rc == AVErrorText.again || rc == AVErrorText.eof { return out }
             if rc < 0 {
+                damage.markLastDamaged()  // a guess: the picture that failed is rarely an older one
                 if out.isEmpty { throw .decodeFailed(code: rc) }
                 return out  // report frames already received; the failure repeats on the next call if it persists
             }
@@ -192,9 +232,11 @@ public final class SoftwareDecoder {
         let colour = FrameColour(primaries: Int(fr.color_primaries.rawValue), transfer: Int(fr.color_trc.rawValue),
                                  matrix: Int(fr.colorspace.rawValue),
                                  fullRange: fr.color_range == AVCOL_RANGE_JPEG || fr.format == AV_PIX_FMT_YUVJ420P.rawValue)
-        let pts = fr.pts != Int64.min ? fr.pts : fr.best_effort_timestamp
-        return DecodedFrame(pts: pts, width: w, height: h, crop: crop, pixelFormat: format, planes: planes, colour: colour,
-                            hdr: FrameSideData.hdrMetadata(f))
+        let sequence = fr.pts != Int64.min ? fr.pts : fr.best_effort_timestamp
+        let source = inFlight.removeValue(forKey: sequence)
+        let flagged = fr.decode_error_flags != 0 || fr.flags & Int32(AV_FRAME_FLAG_CORRUPT) != 0
+        return DecodedFrame(pts: source?.pts ?? sequence, width: w, height: h, crop: crop, pixelFormat: format, planes: planes,
+                            colour: colour, hdr: FrameSideData.hdrMetadata(f), damaged: flagged || source?.damaged ?? false)
     }
 
     /// 8-bit output without a copy on this thread: plane 0 is libavcodec's luma plane itself

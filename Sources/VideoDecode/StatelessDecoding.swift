@@ -18,6 +18,9 @@ protocol StatelessDecoder: AnyObject {
     var awaitingIRAP: Bool { get }
     func decode(accessUnit: [UInt8], pts: Int64) throws -> StatelessDecodeOutput
     func flush() throws -> StatelessDecodeOutput
+    /// Drops the DPB and waits for the next IRAP picture; the planner keeps only the holds of
+    /// pictures leased to the display.
+    func restart()
 }
 
 /// The NAL units of one access unit, parsed, and where each sits in it. A parameter set or SEI

@@ -60,13 +60,17 @@ public struct DMABufFrame: Sendable {
     public var generation: Int
     /// Keeps the surface and the fds alive; `release()` gives both back.
     public var lease: SurfaceLease
+    /// The decoder knows the picture is inexact (decoded from a concealed reference, or from a
+    /// picture that was); false says nothing went wrong that it could see.
+    public var damaged: Bool
 
     public init(pts: Int64, width: Int, height: Int, crop: FrameCrop, colour: FrameColour, pixelFormat: DecodedPixelFormat,
                 fourcc: UInt32, objects: [Object], planes: [Plane], fence: Fence, surface: UInt32, generation: Int,
-                lease: SurfaceLease) {
+                lease: SurfaceLease, damaged: Bool = false) {
         self.pts = pts; self.width = width; self.height = height; self.crop = crop; self.colour = colour
         self.pixelFormat = pixelFormat; self.fourcc = fourcc; self.objects = objects; self.planes = planes
         self.fence = fence; self.surface = surface; self.generation = generation; self.lease = lease
+        self.damaged = damaged
     }
 
     /// Visible size in luma samples.

@@ -18,11 +18,15 @@ public struct DecodedFrame: Sendable, Equatable {
     /// Static HDR metadata that arrived with this picture (mastering display / content light
     /// level SEI); nil when the picture carried none (the last one seen still applies).
     public var hdr: HDRStaticMetadata?
+    /// The decoder knows the picture is inexact (concealed: decoded from a reference it never
+    /// received, or flagged by the decoder); false says nothing went wrong that it could see.
+    public var damaged: Bool
 
     public init(pts: Int64, width: Int, height: Int, crop: FrameCrop, pixelFormat: DecodedPixelFormat,
-                planes: [FramePlane], colour: FrameColour, hdr: HDRStaticMetadata? = nil) {
+                planes: [FramePlane], colour: FrameColour, hdr: HDRStaticMetadata? = nil, damaged: Bool = false) {
         self.pts = pts; self.width = width; self.height = height; self.crop = crop
         self.pixelFormat = pixelFormat; self.planes = planes; self.colour = colour; self.hdr = hdr
+        self.damaged = damaged
     }
 
     /// Visible size in luma samples.

@@ -23,6 +23,11 @@ public enum DecodedPicture: Sendable {
         switch self { case .dmaBuf(let f): f.pixelFormat; case .cpu(let f): f.pixelFormat }
     }
 
+    /// The decoder knows the picture is inexact (see `DecodedFrame.damaged`).
+    public var damaged: Bool {
+        switch self { case .dmaBuf(let f): f.damaged; case .cpu(let f): f.damaged }
+    }
+
     /// Gives a GPU picture's surface back to its decoder (no-op for CPU pictures).
     public func release() {
         if case .dmaBuf(let f) = self { f.lease.release() }

@@ -5,6 +5,7 @@ import PunktfunkWire
 import Audio
 import HEVC
 import PunktfunkTestHost
+import SystemClock
 
 /// `pf-testhost`: a punktfunk/2 test host serving one session — Retry, handshake, then a looped AU
 /// stream through the real packetizer/FEC/AEAD on the shared socket, with seeded loss. Every client
@@ -28,6 +29,13 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Frame rate, frames per second.") var fps = 60.0
     @Option(help: "Size of each synthetic AU in bytes.") var auBytes = 30_000
     @Option(help: "Annex-B HEVC file streamed as AUs, looped (instead of synthetic AUs).") var hevc: String?
+    @Flag(name: .customLong("anchor-stream"), help: "Stream live HEVC made on the fly (PCM IDR test patterns, moving P pictures) that answers an RFI ask with an honest anchor: a P picture predicting only from a picture before the invalidated range.") var anchorStream = false
+    @Flag(name: .customLong("keyframes-only"), help: "With --anchor-stream: answer RFI asks with an IDR too (the keyframe-only baseline).") var keyframesOnly = false
+    @Option(name: .customLong("anchor-size"), help: "With --anchor-stream: picture size WxH (multiples of 16).") var anchorSize = "320x192"
+    @Option(name: .customLong("p-frame-padding"), help: "With --anchor-stream: filler bytes after every P picture's slice (a filler-data NAL unit, which decoders discard), to emulate a realistic bitrate.") var pFramePadding = 0
+    @Option(name: .customLong("idr-interval"), help: "With --anchor-stream: frames between periodic IDRs (default: only the first and those asked for).") var idrInterval: Int?
+    @Option(name: .customLong("lose-answers"), help: "Fault injection: drop every packet of the first N frames that answer a recovery ask (the lost-answer case).") var loseAnswers = 0
+    @Option(name: .customLong("sent-stream"), help: "Append every video AU sent to this file (Annex-B, in send order: the stream a clean decoder sees), and log {\"sent\":FRAME,\"flags\":F,\"bytes\":N} per AU on stdout.") var sentStream: String?
     @Option(help: "Media datagrams dropped on purpose, percent.") var loss = 0.0
     @Option(help: "Seed for the loss pattern and synthetic AU content.") var seed: UInt64 = 1
     @Option(help: "Close with this code (decimal or 0x-hex) after the ClientHello.") var refuse: String?
@@ -119,7 +127,36 @@ struct PFTestHost: ParsableCommand {
             aus = SyntheticAccessUnits.make(count: 60, bytes: auBytes, seed: seed)
         }
         guard let address = SocketAddress(ip: bind, port: port) else { throw ValidationError("--bind must be an IP literal") }
-        var options = HostSession.Options(identity: identity, bind: address, accessUnits: aus)
+        var options = HostSession.Options(identity: identity, bind: address, accessUnits: anchorStream ? [] : aus)
+        if anchorStream {
+            let size = anchorSize.split(separator: "x").compactMap { Int($0) }
+            guard size.count == 2, size[0] > 0, size[1] > 0, size[0] % 16 == 0, size[1] % 16 == 0 else {
+                throw ValidationError("--anchor-size takes WxH, multiples of 16 (e.g. 320x192)")
+            }
+            var stream = AnchorStream.Configuration()
+            stream.width = size[0]
+            stream.height = size[1]
+            stream.paddingBytes = max(0, pFramePadding)
+            stream.idrInterval = idrInterval
+            stream.seed = seed
+            options.anchorStream = stream
+            options.answersRFI = !keyframesOnly
+        }
+        options.loseAnswers = max(0, loseAnswers)
+        if let sentStream {
+            guard FileManager.default.createFile(atPath: sentStream, contents: nil),
+                  let sent = FileHandle(forWritingAtPath: sentStream) else { throw ValidationError("cannot write \(sentStream)") }
+            options.onFrameSent = { frame, au, flags in
+                sent.write(Data(au))
+                FileHandle.standardOutput.write(Data("{\"sent\":\(frame),\"flags\":\(flags),\"bytes\":\(au.count)}\n".utf8))
+            }
+        }
+        options.onAsk = { ask, answer in
+            let range = ask.invalidate.map { ",\"first\":\($0.first),\"last\":\($0.last)" } ?? ""
+            let nack = ask.nack.map { ",\"nack\":\($0.frame)" } ?? ""
+            FileHandle.standardOutput.write(Data(("{\"ask\":\(ask.number),\"keyframe\":\(ask.keyframe)\(range)\(nack),"
+                + "\"answer\":\"\(answer.rawValue)\",\"mono_ns\":\(MonotonicClock.nowNs())}\n").utf8))
+        }
         options.frames = frames
         options.fps = fps
         options.lossPercent = loss
@@ -254,6 +291,11 @@ struct PFTestHost: ParsableCommand {
             throw ExitCode(1)
         }
         FileHandle.standardError.write(Data("pf-testhost: sent \(framesSent) frames, dropped \(dropped) datagrams, received \(feedback) feedback datagrams\n".utf8))
+        if let last {
+            FileHandle.standardOutput.write(Data(("{\"host_summary\":{\"frames\":\(last.framesSent),\"idrs\":\(last.idrsSent),"
+                + "\"anchors\":\(last.anchorsSent),\"keyframes_forced\":\(last.keyframesForced),"
+                + "\"media_bytes\":\(last.mediaBytesSent)}}\n").utf8))
+        }
     }
 }
 

@@ -54,7 +54,7 @@ struct ConnectCommand: ParsableCommand {
         var configuration = RunnerConfiguration(display: headless ? .headless : display.choice(config: config, harness: harnessSet),
                                                 profile: demo ? .anonymous : .configDirectory,
                                                 decoder: stream.rungs(config: config, fallback: "software"),
-                                                decodeWhenHeadless: demo, sessionSeconds: seconds, statsLines: .always,
+                                                decodeWhenHeadless: demo || stream.pictureLog != nil, sessionSeconds: seconds, statsLines: .always,
                                                 dumpAccessUnits: dumpAu, probeKbps: probeKbps)
         configuration.harness = harnessSet.hooks
         configuration.scaling = display.scalingChoice(config: config)

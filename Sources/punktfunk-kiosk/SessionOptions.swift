@@ -6,6 +6,7 @@ extension RunnerConfiguration {
     /// option, else from the config.
     mutating func applySessionOptions(config: KioskConfig, stream: StreamOptions, input: InputOptions, sound: AudioOptions) throws {
         bitrateKbps = stream.bitrate ?? config.bitrateKbps
+        pictureLog = stream.pictureLog
         decodeSync = config.decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
         try input.apply(to: &self, config: config)
         // Under a compositor, its keyboard and mouse come through its seat.

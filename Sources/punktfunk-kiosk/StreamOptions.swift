@@ -8,6 +8,8 @@ struct StreamOptions: ParsableArguments {
     var decoder: String?
     @Option(help: "Ask the host for this video bitrate, kbit/s (default: the config's, else the host's choice).")
     var bitrate: UInt32?
+    @Option(help: "Write one JSON line per decoded picture to this file: {\"frame\":N,\"md5\":\"…\",\"shown\":true|false} (its wire frame, the MD5 `decode --framemd5` prints for it, whether it went to the screen). For bug reports; costs a hash per picture.")
+    var pictureLog: String?
 
     func validate() throws {
         if let decoder, DecoderChoice(decoder) == nil { throw ValidationError("--decoder must be auto, vaapi, v4l2 or software") }

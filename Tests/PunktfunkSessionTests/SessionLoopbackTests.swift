@@ -115,7 +115,7 @@ func runClient(_ client: ClientSession) -> ClientRun {
         expectExact(run, rig)
         if loss == 0 {
             #expect(run.aus.count >= sent - 3, "\(run.aus.count) of \(sent) AUs")
-            #expect(client.recovery.framesLost == 0)
+            #expect(client.asks.framesLost == 0)
         } else {
             #expect(rig.host.datagramsDropped > 0)
             #expect(client.counters.shardsRecovered > 0)
@@ -123,8 +123,8 @@ func runClient(_ client: ClientSession) -> ClientRun {
             // a few tiny P-frames can still fall beyond their block's budget: each such loss must
             // be answered by a keyframe, and nearly every frame arrives.
             #expect(run.aus.count * 100 >= sent * 95, "\(run.aus.count) of \(sent) AUs at \(loss) % loss")
-            if client.recovery.framesLost > 0 {
-                #expect(client.recovery.asksOpened >= 1)
+            if client.asks.framesLost > 0 {
+                #expect(client.asks.asksOpened >= 1)
                 #expect(rig.host.keyframesForced >= 1)
             }
         }
@@ -144,8 +144,8 @@ func runClient(_ client: ClientSession) -> ClientRun {
         let run = runClient(client)
         #expect(rig.join())
         #expect(run.error == nil, "\(String(describing: run.error))")
-        #expect(client.recovery.asksOpened >= 1)
-        #expect(client.recovery.asksAnswered >= 1)
+        #expect(client.asks.asksOpened >= 1)
+        #expect(client.asks.asksAnswered >= 1)
         #expect(client.askFeedbackSent >= 1)
         #expect(rig.host.keyframesForced >= 1)
         // The host answered with an IRAP of the file; frames after it arrive again, intact.
@@ -178,7 +178,7 @@ func runClient(_ client: ClientSession) -> ClientRun {
         #expect(!keyAfter.isEmpty, "no keyframe after the outage")
         let after = run.aus.keys.filter { $0 > 30 }
         #expect(after.count >= 30, "only \(after.count) frames after the outage")
-        #expect(client.recovery.asksAnswered >= 1)
+        #expect(client.asks.asksAnswered >= 1)
         expectExact(run, rig)
     }
 

@@ -333,6 +333,12 @@ public final class KioskRunner {
         })
         decoding.decodeSync = configuration.decodeSync
         let pipeline = StreamPipeline(options: options, decoder: decodes ? decoding : nil)
+        if let path = configuration.pictureLog, let stage = pipeline.stage {
+            do { stage.pictureLog = try PictureLog(path: path) } catch {
+                feed(.stream(job: job, .ended(.failed(sentence: "\(error)"))))
+                return
+            }
+        }
         let audio = makeAudio()
         let live = LiveStats(audio: audio)
         let screenStats = self.screenStats
@@ -382,6 +388,10 @@ public final class KioskRunner {
                     if let a = audio?.stats, line.hasSuffix("}") {
                         line.removeLast()
                         line += ",\"audio\":{\(a.jsonMembers)}}"
+                    }
+                    if let hold = stage?.pictureHold, line.hasSuffix("}") {
+                        line.removeLast()
+                        line += ",\(hold.jsonMember)}"
                     }
                     if let d = screenStats.text, line.hasSuffix("}") {
                         line.removeLast()

@@ -49,6 +49,8 @@ public struct RunnerConfiguration {
     public var statsLines: StatsLines
     /// Write every complete AU as `DIR/<frame>.au`.
     public var dumpAccessUnits: String?
+    /// `--picture-log FILE`: every decoded picture's frame, MD5 and whether it was shown (`PictureLog`).
+    public var pictureLog: String?
     /// A speed test one second in: this many kbit/s of probe filler for 1 s, the result as a JSON line.
     public var probeKbps: UInt32?
     /// The name a host shows for this device when pairing.

@@ -20,6 +20,8 @@ public final class ClientOutbox: @unchecked Sendable {
     private var controls: [ControlFrame] = []
     private var inputs: [QueuedInput] = []
     private var keyframeWanted = false
+    private var decoded = DecodedAcks()
+    private var decodedNews = false
     private var quitWanted = false
     private var modeWanted: Mode?
 
@@ -64,6 +66,21 @@ public final class ClientOutbox: @unchecked Sendable {
     /// the newest frame on its next pass, unless one is already open (repeats are throttled there).
     public func requestKeyframe() {
         _ = enqueue { keyframeWanted = true; return true }
+    }
+
+    /// The decoder showed `frame` cleanly: the pump acknowledges it in its next Feedback datagram
+    /// (tags 14/15). Called once per clean picture (decode thread).
+    public func noteDecoded(frame: UInt32) {
+        _ = enqueue { decoded.decoded(frame); decodedNews = true; return true }
+    }
+
+    /// The acknowledgements, when frames were noted since the last call (pump thread).
+    func takeDecodedAcks() -> DecodedAcks? {
+        lock.withLock {
+            guard decodedNews else { return nil }
+            decodedNews = false
+            return decoded
+        }
     }
 
     /// Asks the host for `mode` mid-stream (a Reconfigure, at most one per second; a newer wish

@@ -14,13 +14,61 @@ extension ClientSession {
         let receiver = MediaReceiver(exporter: params.mediaExporter, suite: suite, limits: limits,
                                      clockOriginNs: Int64(hello.clockOriginNs), aead: GnuTLSMediaAEAD.factory)
         // Local state the reassembler callbacks update (they run inside `receiver.receive`).
-        var recovery = LossRecovery()
+        var asks = LossAsks(refreshHz: hello.mode.refreshHz)
+        var epochHold = EpochHold<HeldFrame>(active: hello.features.contains(FeatureBit.streamConfig))
+        var lastEpoch: UInt8?
         let deliver = onAccessUnit
-        receiver.video.onAccessUnit = { au in
-            recovery.delivered(frame: au.frame, keyframe: au.isKeyframe, now: MonotonicClock.nowNs())
+        let feed = onVideoFrame
+        /// One complete AU into the frame order, the observers and the decoder's feed.
+        func process(_ au: AccessUnit) {
+            // A new epoch starts its own frame sequence (its first frame is a keyframe).
+            if let last = lastEpoch, last != au.epoch { asks.restartSequence() }
+            lastEpoch = au.epoch
+            let order = asks.delivered(frame: au.frame, userFlags: au.userFlags, now: MonotonicClock.nowNs())
             deliver?(au)
+            feed?(au, order)
         }
-        receiver.video.onFrameLost = { frame in recovery.declaredLost(frame: frame) }
+        // A NACKed frame holds the frames after it back (in arrival order) until it completes or
+        // the hold expires, so the decoder still gets them in order (data-plane.md §4.3 NACK).
+        var nackHold: (frame: UInt32, until: UInt64)?
+        var nackHeld: [HeldFrame] = []
+        func releaseNackHold() {
+            nackHold = nil
+            let held = nackHeld
+            nackHeld.removeAll(keepingCapacity: true)
+            for frame in held { frame.withAccessUnit(process) }
+        }
+        func inOrder(_ au: AccessUnit) {
+            guard let hold = nackHold else { process(au); return }
+            if au.frame == hold.frame {
+                process(au)
+                releaseNackHold()
+            } else if nackHeld.count < Self.nackHoldFrames {
+                nackHeld.append(HeldFrame(au))
+            } else {
+                releaseNackHold()
+                process(au)
+            }
+        }
+        receiver.video.onAccessUnit = { au in
+            if epochHold.mustHold(epoch: au.epoch) {
+                epochHold.hold(HeldFrame(au), epoch: au.epoch, bytes: au.data.count)
+                return
+            }
+            inOrder(au)
+        }
+        let periodNs = LossAsks.interval(hello.mode.refreshHz)
+        let rttNs = params.clockRttNs ?? 0
+        receiver.video.onShortTail = { frame, missing, absent in
+            let now = MonotonicClock.nowNs()
+            // A short whole AU on a path quicker than a frame: ask for its shards again.
+            if missing <= Self.nackShort, !absent.isEmpty, rttNs > 0, rttNs <= periodNs, nackHold == nil {
+                asks.nack(frame: frame, shards: absent, now: now)
+                nackHold = (frame, now &+ min(rttNs * 3 / 2, periodNs))
+                return
+            }
+            asks.tailShort(frame: frame, now: now)
+        }
         var rejected = 0
         var probe = ProbeMeter()
         driver.onMedia = { datagram in
@@ -40,7 +88,9 @@ extension ClientSession {
         defer {
             counters = receiver.counters
             mediaErrors = rejected
-            self.recovery = recovery
+            self.asks = asks
+            epochFramesHeld = epochHold.framesHeld
+            epochFramesDropped = epochHold.framesDropped
             driver.wakeDescriptor = -1
         }
 
@@ -74,11 +124,11 @@ extension ClientSession {
             case .reconfigured(let reply):
                 if let answer = modeRequests.answered(reply) { onModeAnswer?(answer) }
             case .streamConfig(let config):
-                if let old = streamConfig, old.epoch != config.epoch {
-                    // A new epoch restarts the picture stream: old losses are moot.
-                    recovery = LossRecovery()
-                }
                 streamConfig = config
+                // Frames of this epoch that came before its config go on now, in arrival order.
+                let released = epochHold.releaseOnConfig(epoch: config.epoch)
+                for frame in released.units { frame.withAccessUnit(process) }
+                if released.needsKeyframe { asks.keyframeNeeded(now: MonotonicClock.nowNs()) }
             default: break
             }
             onControl?(message)
@@ -87,9 +137,8 @@ extension ClientSession {
 
         let start = MonotonicClock.nowNs()
         let end = start + UInt64(max(0, options.seconds) * 1e9)
-        let frameIntervalNs = UInt64(1e9 / Double(max(hello.mode.refreshHz, 1)))
         var nextWindow = start + options.feedbackEveryNs
-        var nextAskRepeat: UInt64 = 0
+        var acks = DecodedAcks()
         var nextStats = start + options.statsEveryNs
         var nextResync = resync == nil ? UInt64.max : start + options.clockResyncEveryNs
         var window: FeedbackDatagram.Window?
@@ -108,7 +157,7 @@ extension ClientSession {
             let now = MonotonicClock.nowNs()
             if now >= end { break }
             var timeout = min(end - now, 5_000_000)
-            if recovery.ask != nil { timeout = min(timeout, nextAskRepeat > now ? nextAskRepeat - now : 0) }
+            if let due = asks.nextDeadline() { timeout = min(timeout, due > now ? due - now : 0) }
             let events: [QuicEvent]
             do { events = try driver.wait(timeout: timeout) } catch { throw .transport(error) }
             for event in events {
@@ -142,7 +191,7 @@ extension ClientSession {
             }
 
             // Outbox: input and control from other threads, in queue order per kind.
-            if outbox.drain(datagrams: &outDatagrams, controls: &outControls) { recovery.decoderNeedsKeyframe() }
+            if outbox.drain(datagrams: &outDatagrams, controls: &outControls) { asks.keyframeNeeded(now: MonotonicClock.nowNs()) }
             // Checked before this pass's items go, acted on after: what was queued before the quit
             // (the input thread's last releases) still leaves.
             let quitting = outbox.quitRequested
@@ -178,10 +227,16 @@ extension ClientSession {
             }
 
             let after = MonotonicClock.nowNs()
-            recovery.tick(now: after)
-            // Feedback (§5.2): at each window close, and every frame interval while an ask is open;
-            // every datagram repeats the last closed window.
+            if let hold = nackHold, after >= hold.until { releaseNackHold() }
+            asks.tick(now: after)
+            // Feedback (§5.2): at each window close, every frame interval while an ask is open,
+            // and after cleanly decoded frames (the ACK); every datagram repeats the last closed
+            // window and carries the open ask.
             var sendFeedback = false
+            if let decoded = outbox.takeDecodedAcks() {
+                acks = decoded
+                sendFeedback = true
+            }
             if after >= nextWindow {
                 nextWindow += options.feedbackEveryNs
                 if nextWindow <= after { nextWindow = after + options.feedbackEveryNs }
@@ -198,14 +253,13 @@ extension ClientSession {
                 lastWindow = c
                 sendFeedback = true
             }
-            if recovery.ask != nil && after >= nextAskRepeat { sendFeedback = true }
+            if asks.takeDueCopy(now: after) != nil { sendFeedback = true }
             if sendFeedback {
-                let feedback = FeedbackDatagram(window: window, ask: recovery.ask)
+                let feedback = FeedbackDatagram(window: window, ask: asks.ask, ack: acks.ack)
                 if (try? connection.sendDatagram(ClientDatagram.feedback(feedback).encoded)) != nil {
                     feedbackSent += 1
                     if feedback.ask != nil { askFeedbackSent += 1 }
                 }
-                nextAskRepeat = after + frameIntervalNs
             }
             // Clock re-sync (§4.2): a batch every interval; an unanswered round ends the batch.
             if after >= nextResync {
@@ -224,10 +278,13 @@ extension ClientSession {
                 var stats = PumpStats(second: second,
                                       fps: Double(c.framesDelivered - lastStats.framesDelivered) / interval,
                                       mbps: Double(c.bytesReceived - lastStats.bytesReceived) * 8 / 1e6 / interval,
-                                      framesLost: UInt64(recovery.framesLost), shardsRecovered: c.shardsRecovered,
+                                      framesLost: UInt64(asks.framesLost), shardsRecovered: c.shardsRecovered,
                                       packets: c.packetsReceived, rttMs: rttMs, clockOffsetNs: clockOffsetNs)
                 stats.audioPackets = UInt64(audioPackets)
-                stats.keyframeAsks = UInt64(recovery.asksOpened)
+                stats.keyframeAsks = UInt64(asks.keyframeAsks)
+                stats.rfiAsks = UInt64(asks.rfiAsks)
+                stats.nackAsks = UInt64(asks.nackAsks)
+                stats.asksGivenUp = UInt64(asks.asksGivenUp)
                 onStats?(stats)
                 lastStats = c
             }
@@ -238,6 +295,43 @@ extension ClientSession {
         while MonotonicClock.nowNs() < flushLimit, connection.state != .closed {
             _ = try? driver.wait(timeout: 20_000_000)
             if connection.state == .closing || connection.state == .draining { break }
+        }
+    }
+}
+
+extension ClientSession {
+    /// NACK_SHORT: a short tail missing at most this many shards beyond parity is NACKed.
+    static let nackShort = 2
+    /// Frames a NACK hold keeps back at most (beyond it the hold is released).
+    static let nackHoldFrames = 16
+}
+
+/// A complete AU copied off the reassembler's buffer, waiting for its epoch's StreamConfig or a
+/// NACKed frame before it.
+struct HeldFrame: Sendable {
+    let bytes: [UInt8]
+    let frame: UInt32
+    let epoch: UInt8
+    let userFlags: UInt32
+    let ptsNs: Int64
+    let recoveredShards: Int
+    let packets: Int
+
+    init(_ au: AccessUnit) {
+        bytes = Array(au.data)
+        frame = au.frame
+        epoch = au.epoch
+        userFlags = au.userFlags
+        ptsNs = au.ptsNs
+        recoveredShards = au.recoveredShards
+        packets = au.packets
+    }
+
+    /// Calls `body` with the frame as an `AccessUnit` (its bytes valid during the call).
+    func withAccessUnit(_ body: (AccessUnit) -> Void) {
+        bytes.withUnsafeBytes { raw in
+            body(AccessUnit(data: raw, stream: .video, frame: frame, epoch: epoch, userFlags: userFlags, ptsNs: ptsNs,
+                            recoveredShards: recoveredShards, packets: packets))
         }
     }
 }

@@ -59,8 +59,12 @@ public struct PumpStats: Sendable, Equatable {
     public var clockOffsetNs: Int64
     /// Cumulative audio datagrams received.
     public var audioPackets: UInt64 = 0
-    /// Cumulative keyframe asks opened after frame loss.
+    /// Cumulative keyframe asks (a lost range wider than RFI can repair, or the decoder's).
     public var keyframeAsks: UInt64 = 0
+    /// Cumulative reference-frame-invalidation asks, NACK asks, and asks given up unanswered.
+    public var rfiAsks: UInt64 = 0
+    public var nackAsks: UInt64 = 0
+    public var asksGivenUp: UInt64 = 0
 
     /// One JSON object, no trailing newline.
     public var json: String {
@@ -68,7 +72,7 @@ public struct PumpStats: Sendable, Equatable {
         return "{\"second\":\(second),\"fps\":\(String(format: "%.2f", fps)),\"mbps\":\(String(format: "%.3f", mbps)),"
             + "\"frames_lost\":\(framesLost),\"shards_recovered\":\(shardsRecovered),\"packets\":\(packets),"
             + "\"rtt_ms\":\(rtt),\"clock_offset_ns\":\(clockOffsetNs),\"audio_packets\":\(audioPackets),"
-            + "\"keyframe_asks\":\(keyframeAsks)}"
+            + "\"keyframe_asks\":\(keyframeAsks),\"rfi_asks\":\(rfiAsks),\"nack_asks\":\(nackAsks),\"asks_given_up\":\(asksGivenUp)}"
     }
 }
 
@@ -176,6 +180,10 @@ public final class ClientSession {
     public let options: Options
     /// Each complete video AU, in delivery order. Bytes valid during the call only.
     public var onAccessUnit: ((AccessUnit) -> Void)?
+    /// Each complete video AU with where it falls in the frame order (a gap before it: frames
+    /// were lost; a straggler: behind a frame already delivered), after `onAccessUnit`. The
+    /// decoder's feed. Bytes valid during the call only.
+    public var onVideoFrame: ((AccessUnit, LossAsks.FrameOrder) -> Void)?
     /// Once per `statsEveryNs` after establishment.
     public var onStats: ((PumpStats) -> Void)?
     /// Set after the handshake.
@@ -211,8 +219,11 @@ public final class ClientSession {
     public internal(set) var counters = MediaCounters()
     /// Media datagrams the receiver rejected.
     public internal(set) var mediaErrors = 0
-    /// Loss detection and keyframe asks, as at the end of the run.
-    public internal(set) var recovery = LossRecovery()
+    /// Loss detection and recovery asks (RFI, keyframe, NACK), as at the end of the run.
+    public internal(set) var asks = LossAsks()
+    /// Frames held for their epoch's StreamConfig, and dropped because that hold overflowed.
+    public internal(set) var epochFramesHeld = 0
+    public internal(set) var epochFramesDropped = 0
     /// Audio datagrams received.
     public internal(set) var audioPackets = 0
     /// Host − client clock offset in force (ns): the handshake's, then each admitted re-sync.

@@ -17,7 +17,12 @@ public enum DatagramLog {
                 if let w = f.window {
                     s += ",\"window\":\(w.number),\"loss_ppm\":\(w.lossPPM),\"packets\":\(w.packetsReceived)"
                 }
-                if let a = f.ask { s += ",\"ask\":\(a.number),\"keyframe\":\(a.keyframe)" }
+                if let a = f.ask {
+                    s += ",\"ask\":\(a.number),\"keyframe\":\(a.keyframe)"
+                    if let r = a.invalidate { s += ",\"first\":\(r.first),\"last\":\(r.last)" }
+                    if let n = a.nack { s += ",\"nack\":\(n.frame),\"shards\":\(n.shards)" }
+                }
+                if let ack = f.ack { s += ",\"acked\":\(ack.lastFrame),\"ack_mask\":\(ack.mask)" }
                 return s + "}"
             case .mic: kind = "mic"
             case .clockProbe: kind = "clock_probe"

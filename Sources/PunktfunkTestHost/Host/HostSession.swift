@@ -48,6 +48,21 @@ public final class HostSession: @unchecked Sendable {
         public var keyframeIndices: [Int] = [0]
         /// Keep the AU index sent for every frame in `schedule` (tests compare received AUs with it).
         public var recordSchedule = false
+        /// Frames come from a live `AnchorStream` (honest RFI anchors, IDRs on request) instead of
+        /// `accessUnits`.
+        public var anchorStream: AnchorStream.Configuration?
+        /// With `anchorStream`: answer an RFI ask with an anchor (false: with an IDR, the
+        /// keyframe-only baseline).
+        public var answersRFI = true
+        /// Called for every video frame handed to the packetizer: frame number, the AU, its user
+        /// flags (session thread).
+        public var onFrameSent: (@Sendable (UInt32, [UInt8], UInt32) -> Void)?
+        /// Fault injection for the lost-answer case: every packet of the first `loseAnswers`
+        /// frames that answer an ask (the IDR or anchor sent next) is dropped.
+        public var loseAnswers = 0
+        /// Called for every Feedback ask acted on (a number newer than the last): the ask and
+        /// what answered it (session thread).
+        public var onAsk: (@Sendable (FeedbackDatagram.Ask, HostAskAnswer) -> Void)?
         /// Cut the network path (drop every datagram both ways) once this many frames were sent,
         /// for `blackoutSeconds`. Frames keep being produced and are lost meanwhile.
         public var blackoutAfterFrames: Int?
@@ -110,6 +125,15 @@ public final class HostSession: @unchecked Sendable {
     private var _feedbackReceived = 0
     private var _datagramsDropped = 0
     private var _error: SessionError?
+
+    /// IDRs and RFI anchors sent (a live `AnchorStream` only), and media datagram bytes sent
+    /// (after loss injection).
+    public var idrsSent: Int { lock.withLock { _idrsSent } }
+    public var anchorsSent: Int { lock.withLock { _anchorsSent } }
+    public var mediaBytesSent: UInt64 { lock.withLock { _mediaBytesSent } }
+    private var _idrsSent = 0
+    private var _anchorsSent = 0
+    private var _mediaBytesSent: UInt64 = 0
 
     /// Frames handed to the packetizer (whether or not loss dropped their packets).
     public var framesSent: Int { lock.withLock { _framesSent } }
@@ -205,6 +229,8 @@ public final class HostSession: @unchecked Sendable {
         hello.features.hostCaps = options.hostCaps
         hello.features.hostCaps2 = options.hostCaps2
         hello.grants = options.grants
+        // This host sends StreamConfig per epoch (the handshake's epoch 0, then each change).
+        hello.features.insert(FeatureBit.streamConfig)
         let decision: HostHandshake.Decision = options.refuse.map { .refuse($0, reason: "refused by pf-testhost") }
             ?? options.redirect.map { .redirect($0) } ?? .serverHello(hello)
         let handshake = HostHandshake(connection: connection,
@@ -241,6 +267,13 @@ public final class HostSession: @unchecked Sendable {
         var frame: UInt32 = 0
         var auIndex = 0
         var forceKeyframe = false
+        var live = options.anchorStream.map { AnchorStream(configuration: $0) }
+        /// The newest sent AUs (for NACK resends), oldest first, and NACKs to serve.
+        var recentAUs: [(frame: UInt32, bytes: [UInt8], flags: UInt32, ptsMicros: UInt32, epoch: UInt8)] = []
+        var resends: [FeedbackDatagram.Nack] = []
+        /// The next frame answers an ask; answers still to lose (`loseAnswers`).
+        var answerPending = false
+        var answersToLose = options.loseAnswers
         var lastAsk: UInt64 = 0
         var blackoutEnds: UInt64?
         var doneAt: UInt64?
@@ -267,14 +300,32 @@ public final class HostSession: @unchecked Sendable {
                     let decoded = Result { () throws(WireError) in try ClientDatagram(decoding: bytes) }
                     if case .success(.feedback(let feedback)) = decoded {
                         lock.withLock { _feedbackReceived += 1 }
-                        // §5.2: act on an ask number only if newer in wrap order; keyframe or RFI
-                        // (the test host has no RFI) ⇒ the next frame is a keyframe.
+                        // §5.2: act on an ask number only if newer in wrap order. A keyframe ask ⇒
+                        // the next frame is an IDR; an RFI ⇒ an anchor from a live AnchorStream
+                        // (which falls back to an IDR itself), else a keyframe of the file.
                         if let ask = feedback.ask, FeedbackDatagram.isNewer(UInt64(ask.number), than: lastAsk, max: FeedbackDatagram.askMax) {
                             lastAsk = UInt64(ask.number)
-                            if ask.keyframe || ask.invalidate != nil {
-                                forceKeyframe = true
+                            var answer: HostAskAnswer = .nothing
+                            if let nack = ask.nack {
+                                if recentAUs.contains(where: { $0.frame == nack.frame }) {
+                                    resends.append(nack)
+                                    answer = .resent
+                                }
+                            } else if ask.keyframe {
+                                answer = .keyframe
+                            } else if let range = ask.invalidate {
+                                if live != nil, options.answersRFI {
+                                    answer = live!.invalidate(first: range.first, last: range.last) ? .anchor : .keyframe
+                                } else {
+                                    answer = .keyframe
+                                }
+                            }
+                            if answer == .keyframe {
+                                if live != nil { live!.forceKeyframe() } else { forceKeyframe = true }
                                 lock.withLock { _keyframesForced += 1 }
                             }
+                            if answer == .keyframe || answer == .anchor { answerPending = true }
+                            options.onAsk?(ask, answer)
                         }
                     }
                     onClientDatagram?(decoded, MonotonicClock.nowNs())
@@ -340,6 +391,21 @@ public final class HostSession: @unchecked Sendable {
             guard let sender, doneAt == nil else { continue }
             let remote = connection.remoteAddress
             let blackedOut = driver.blackout
+            // NACK (§8.7): the named shards again — index within the AU, data first then parity,
+            // which is the packetizer's emission order — newly sealed.
+            for nack in resends {
+                guard let old = recentAUs.first(where: { $0.frame == nack.frame }) else { continue }
+                let wanted = Set(nack.shards.map(Int.init))
+                var index = 0
+                try? old.bytes.withUnsafeBytes { raw in
+                    try sender.send(raw, frame: old.frame, epoch: old.epoch, userFlags: old.flags, ptsMicros: old.ptsMicros) { datagram in
+                        defer { index += 1 }
+                        guard wanted.contains(index), !blackedOut else { return }
+                        _ = try socket.send(datagram, to: remote)
+                    }
+                }
+            }
+            resends.removeAll()
             if var burst = probe {
                 let finished = burst.pump(now: MonotonicClock.nowNs(), sender: sender, epoch: epoch) { datagram in
                     if blackedOut { return false }
@@ -395,7 +461,7 @@ public final class HostSession: @unchecked Sendable {
                 }
                 heldAudio.removeLast(heldAudio.count - kept)
             }
-            guard !options.accessUnits.isEmpty else { continue }
+            guard !options.accessUnits.isEmpty || live != nil else { continue }
             let t = MonotonicClock.nowNs()
             if t >= nextFrame {
                 let capture: UInt64
@@ -420,14 +486,38 @@ public final class HostSession: @unchecked Sendable {
                         auIndex = options.keyframeIndices.sorted().first { $0 > auIndex } ?? options.keyframeIndices.min() ?? 0
                     }
                 }
-                let au = options.accessUnits[auIndex]
-                let isKey = frame == 0 || keyframes.contains(auIndex)
+                let au: [UInt8]
+                let userFlags: UInt32
+                if live != nil {
+                    let made = live!.next(frame: frame)
+                    au = made.bytes
+                    userFlags = made.userFlags
+                    lock.withLock {
+                        if made.kind == .idr { _idrsSent += 1 }
+                        if case .anchor = made.kind { _anchorsSent += 1 }
+                    }
+                } else {
+                    au = options.accessUnits[auIndex]
+                    userFlags = frame == 0 || keyframes.contains(auIndex) ? AccessUnit.keyframeFlag : 0
+                }
+                options.onFrameSent?(frame, au, userFlags)
+                if live != nil {
+                    if recentAUs.count == 32 { recentAUs.removeFirst() }
+                    recentAUs.append((frame, au, userFlags, ptsMicros, epoch))
+                }
+                var loseThis = false
+                if answerPending {
+                    answerPending = false
+                    if answersToLose > 0 { answersToLose -= 1; loseThis = true }
+                }
                 var dropped = 0
+                var bytesOut: UInt64 = 0
                 do {
                     try au.withUnsafeBytes { raw in
-                        try sender.send(raw, frame: frame, epoch: epoch, userFlags: isKey ? AccessUnit.keyframeFlag : 0,
+                        try sender.send(raw, frame: frame, epoch: epoch, userFlags: userFlags,
                                         ptsMicros: ptsMicros) { datagram in
-                            if blackedOut || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
+                            if blackedOut || loseThis || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
+                            bytesOut += UInt64(datagram.count)
                             _ = try socket.send(datagram, to: remote)
                         }
                     }
@@ -438,11 +528,12 @@ public final class HostSession: @unchecked Sendable {
                 let index = auIndex
                 lock.withLock {
                     _framesSent += 1
+                    _mediaBytesSent += bytesOut
                     if blackedOut { _blackoutDropped += dropped } else { _datagramsDropped += dropped }
                     if options.recordSchedule { _schedule.append(index) }
                 }
                 frame &+= 1
-                auIndex = (auIndex + 1) % options.accessUnits.count
+                auIndex = options.accessUnits.isEmpty ? 0 : (auIndex + 1) % options.accessUnits.count
                 if let after = options.blackoutAfterFrames, Int(frame) == after {
                     driver.blackout = true
                     blackoutEnds = MonotonicClock.nowNs() + UInt64(options.blackoutSeconds * 1e9)
@@ -464,6 +555,18 @@ public final class HostSession: @unchecked Sendable {
         }
         if sent { lock.withLock { _eventsSent += 1 } }
     }
+}
+
+/// How a test host answered a recovery ask.
+public enum HostAskAnswer: String, Sendable {
+    /// The next frame is an IDR.
+    case keyframe
+    /// The next frame is an RFI anchor (a P-frame from a picture before the invalidated range).
+    case anchor
+    /// A NACK: the named shards of that frame were sent again.
+    case resent
+    /// Nothing to do (a NACK for a frame no longer kept).
+    case nothing
 }
 
 /// Something a test host sends at a scripted point of the stream.

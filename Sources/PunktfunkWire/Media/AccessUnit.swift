@@ -18,6 +18,18 @@ public struct AccessUnit {
     /// Media packets that carried this AU (data + parity received).
     public let packets: Int
 
+    public init(data: UnsafeRawBufferPointer, stream: MediaStream, frame: UInt32, epoch: UInt8, userFlags: UInt32,
+                ptsNs: Int64, recoveredShards: Int, packets: Int) {
+        self.data = data
+        self.stream = stream
+        self.frame = frame
+        self.epoch = epoch
+        self.userFlags = userFlags
+        self.ptsNs = ptsNs
+        self.recoveredShards = recoveredShards
+        self.packets = packets
+    }
+
     public static let keyframeFlag: UInt32 = 0x04
     public var isKeyframe: Bool { userFlags & Self.keyframeFlag != 0 }
 }

@@ -29,6 +29,13 @@ public final class Reassembler {
     public var onAccessUnit: (AccessUnit) -> Void = { _ in }
     /// Called with every frame declared lost (for loss reports and keyframe/RFI asks).
     public var onFrameLost: (UInt32) -> Void = { _ in }
+    /// Called once per AU when a block's last shard (index k + m − 1, parity is sent last)
+    /// arrives and the block still holds fewer than k shards: the AU cannot be rebuilt from what
+    /// was sent, so the client may ask at once instead of waiting for the loss window
+    /// (data-plane.md §4.3 `tail_short`). `missing` is the block's shards missing beyond parity;
+    /// for an AU of one block, `absent` lists its data shards not received (index within the AU,
+    /// ≤ 16 — what a NACK names), else it is empty.
+    public var onShortTail: (_ frame: UInt32, _ missing: Int, _ absent: [UInt16]) -> Void = { _, _, _ in }
 
     private let fec: LeopardFEC
     private var slots: [AUSlot] = []
@@ -147,6 +154,13 @@ public final class Reassembler {
         slot.blocks[bi] = block
         if slot.isComplete {
             deliver(slot)
+        } else if !block.complete, idx + 1 == k + m, !slot.shortTailReported {
+            slot.shortTailReported = true
+            var absent: [UInt16] = []
+            if block.isLast, base == 0, k - block.dataCount <= FeedbackDatagram.Nack.maxShards {
+                for i in 0..<k where !slot.present[block.presentOffset + i] { absent.append(UInt16(i)) }
+            }
+            onShortTail(slot.frame, k - block.dataCount - block.parityCount, absent)
         }
     }
 
@@ -276,6 +290,8 @@ final class AUSlot {
     var shardBytes = 0
     var packets = 0
     var recovered = 0
+    /// `onShortTail` was called for this AU.
+    var shortTailReported = false
     var blocks: [BlockState] = []
     var present: [Bool] = []
     var completeBlocks = 0
@@ -318,6 +334,7 @@ final class AUSlot {
         inUse = false
         packets = 0
         recovered = 0
+        shortTailReported = false
         blocks.removeAll(keepingCapacity: true)
         present.removeAll(keepingCapacity: true)
         completeBlocks = 0

@@ -9,6 +9,8 @@ public struct StatsCounters: Sendable, Equatable {
     public var framesLost: UInt64?
     /// The audio sink's one-line summary (buffer/target, concealed, xruns, skew); nil: no audio.
     public var audioLine: String?
+    /// The picture's hold after loss (held how long and why, or the last hold); nil: no network.
+    public var pictureLine: String?
 
     public init(videoBytes: UInt64 = 0, decodedPictures: UInt64 = 0, decodeNs: UInt64 = 0, framesLost: UInt64? = nil) {
         self.videoBytes = videoBytes; self.decodedPictures = decodedPictures
@@ -31,14 +33,16 @@ public struct StatsFigures: Sendable, Equatable {
     public var latencyP95Ms: Double?
     /// The audio line as the source reported it at the interval's end; nil: no audio line.
     public var audioLine: String?
+    /// The picture-hold line likewise; nil: none.
+    public var pictureLine: String?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.fps == b.fps && a.mbps == b.mbps && a.lost?.interval == b.lost?.interval && a.lost?.total == b.lost?.total
             && a.decodeMs == b.decodeMs && a.latencyP50Ms == b.latencyP50Ms && a.latencyP95Ms == b.latencyP95Ms
-            && a.audioLine == b.audioLine
+            && a.audioLine == b.audioLine && a.pictureLine == b.pictureLine
     }
 
-    /// The overlay's text: five lines (a sixth with audio), fixed labels, `-` for a missing figure. `latencyLabel`
+    /// The overlay's text: five lines (then the picture-hold line of a live stream and the audio line, when there are), fixed labels, `-` for a missing figure. `latencyLabel`
     /// names the origin (e.g. "capture→glass").
     public func lines(latencyLabel: String) -> [String] {
         func f(_ v: Double?, _ digits: Int) -> String { v.map { Self.fixed($0, digits) } ?? "-" }
@@ -48,7 +52,7 @@ public struct StatsFigures: Sendable, Equatable {
             "loss    " + (lost.map { "\($0.interval)/s (total \($0.total))" } ?? "-"),
             "decode  \(f(decodeMs, 2)) ms",
             "\(latencyLabel) p50 \(f(latencyP50Ms, 1)) p95 \(f(latencyP95Ms, 1)) ms",
-        ] + (audioLine.map { [$0] } ?? [])
+        ] + (pictureLine.map { [$0] } ?? []) + (audioLine.map { [$0] } ?? [])
     }
 
     /// The text before the first interval closed.
@@ -115,6 +119,7 @@ public struct StatsWindow {
             figures.lost = (Self.delta(total, prev.framesLost ?? 0), total)
         }
         figures.audioLine = counters.audioLine
+        figures.pictureLine = counters.pictureLine
         if pictures > 0 { figures.decodeMs = Double(decodeNs) / Double(pictures) / 1e6 }
         if !latencies.isEmpty {
             latencies.sort()

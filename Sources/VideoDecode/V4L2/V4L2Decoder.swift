@@ -33,9 +33,8 @@ public final class V4L2Decoder {
     public var timeoutMilliseconds: Int32 = 2000
     private var parser = HEVCParser()
     private var planner: DecodePlanner
-    private var session: V4L2Session?
-    private var retired: [V4L2Session] = []
-    private let returns = ReturnedSurfaces()
+    private var sessions = DecodeSessions<V4L2Session>()
+    private var session: V4L2Session? { sessions.current }
     private var nextTimestampMicros: UInt64 = 1
 
     /// True until an IRAP picture starts decoding (start, after `restart`).
@@ -50,10 +49,7 @@ public final class V4L2Decoder {
         planner = DecodePlanner(headroom: self.headroom, holdsOutputPictures: true)
     }
 
-    deinit {
-        session?.closeAll()
-        for s in retired { s.closeAll() }
-    }
+    deinit { sessions.destroyAll() }
 
     /// Decodes one access unit (Annex-B bytes). Pictures carry `pts` of the access unit they were
     /// decoded from.
@@ -103,11 +99,9 @@ public final class V4L2Decoder {
         return out
     }
 
-    /// Drops the DPB and waits for the next IRAP picture.
-    public func restart() {
-        let plan = planner.reset(reason: .loss)
-        for p in plan.output { planner.releaseSurface(p.surface) }
-    }
+    /// Drops the DPB and waits for the next IRAP picture. The planner then holds only the
+    /// surfaces the display holds through leases.
+    public func restart() { sessions.restart(&planner) }
 
     // MARK: - Session
 
@@ -116,36 +110,16 @@ public final class V4L2Decoder {
         guard format.bitDepthLuma == format.bitDepthChroma, format.bitDepthLuma <= 10 else {
             throw .unsupportedStream("bit depth \(format.bitDepthLuma)/\(format.bitDepthChroma)")
         }
-        if let old = session {
-            retired.append(old)
-            session = nil
-            reapRetired()
-        }
+        sessions.replace(with: nil)
         let capacity = format.maxDecPicBuffering + 1 + headroom
-        session = try V4L2Session(device: device, width: format.codedWidth, height: format.codedHeight,
-                                  bitDepth: format.bitDepthLuma, sps: V4L2Controls.sps(sps), captureBuffers: capacity,
-                                  outputBuffers: 4, generation: DecoderGenerations.next(), anyCaptureFormat: device.isVirtual)
+        sessions.replace(with: try V4L2Session(device: device, width: format.codedWidth, height: format.codedHeight,
+                                               bitDepth: format.bitDepthLuma, sps: V4L2Controls.sps(sps),
+                                               captureBuffers: capacity, outputBuffers: 4,
+                                               generation: DecoderGenerations.next(), anyCaptureFormat: device.isVirtual))
     }
 
-    private func reapRetired() {
-        retired.removeAll { s in
-            guard s.outstanding == 0 else { return false }
-            s.closeAll()
-            return true
-        }
-    }
-
-    private func collectReturns() {
-        for (gen, surface) in returns.drain() {
-            if let s = session, s.generation == gen {
-                s.outstanding -= 1
-                planner.releaseSurface(surface)
-            } else if let s = retired.first(where: { $0.generation == gen }) {
-                s.outstanding -= 1
-            }
-        }
-        reapRetired()
-    }
+    /// Applies the leases released since the last call.
+    private func collectReturns() { sessions.collectReturns(into: &planner) }
 
     // MARK: - Submission
 
@@ -255,10 +229,10 @@ public final class V4L2Decoder {
     /// Exports an output picture of the current session (or of the one it was decoded in, for
     /// pictures output right before a new session). The planner already holds its surface.
     private func export(_ p: OutputPicture) throws(V4L2Error) -> DMABufFrame {
-        guard let s = session ?? retired.last else { throw .unsupportedStream("no session") }
+        guard let s = sessions.newest else { throw .unsupportedStream("no session") }
         let generation = s.generation
         let releaseHold: () -> Void = { [self] in
-            if generation == session?.generation { planner.releaseSurface(p.surface) }
+            if sessions.isCurrent(generation) { planner.releaseSurface(p.surface) }
         }
         guard p.surface < s.captureCount else {
             releaseHold()
@@ -278,16 +252,15 @@ public final class V4L2Decoder {
         let planes = layout.planes.enumerated().map { k, plane in
             DMABufFrame.Plane(drmFormat: k == 0 ? formats.0 : formats.1, objectIndex: plane.object, offset: plane.offset, pitch: plane.pitch)
         }
-        s.outstanding += 1
-        let returns = self.returns
-        let lease = SurfaceLease(fds: objects.map(\.fd)) { returns.push(generation: generation, surface: p.surface) }
+        let lease = sessions.lease(fds: objects.map(\.fd), surface: p.surface, of: s)
         let info = s.info[p.surface] ?? PictureInfo(pts: 0, colour: FrameColour())
         let window = p.cropWindow
         let crop = FrameCrop(left: window.x, right: max(0, s.width - window.x - window.width),
                              top: window.y, bottom: max(0, s.height - window.y - window.height))
         return DMABufFrame(pts: info.pts, width: s.width, height: s.height, crop: crop, colour: info.colour,
                            pixelFormat: s.format.pixelFormat, fourcc: s.format.drmFourcc, objects: objects, planes: planes,
-                           fence: .completed, surface: UInt32(p.surface), generation: generation, lease: lease)
+                           fence: .completed, surface: UInt32(p.surface), generation: generation, lease: lease,
+                           damaged: p.damaged)
     }
 }
 

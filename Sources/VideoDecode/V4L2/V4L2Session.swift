@@ -390,3 +390,7 @@ final class V4L2Session {
         return out
     }
 }
+
+extension V4L2Session: DecodeSession {
+    func destroy() { closeAll() }
+}

@@ -35,10 +35,8 @@ public final class VAAPIDecoder {
     public let sync: DecodeSyncDecision
     private var parser = HEVCParser()
     private var planner: DecodePlanner
-    private var session: Session?
-    private var retired: [Session] = []
-    private var generation = 0
-    private let returns = ReturnedSurfaces()
+    private var sessions = DecodeSessions<Session>()
+    private var session: Session? { sessions.current }
 
     /// The VAContextID of the current session (diagnostics, tests); nil before the first SPS.
     public var contextID: UInt32? { session?.context }
@@ -56,10 +54,7 @@ public final class VAAPIDecoder {
         sync = DecodeSyncDecision.decide(drmDriver: connection.drmDriver, setting: setting)
     }
 
-    deinit {
-        session?.destroy()
-        for s in retired { s.destroy() }
-    }
+    deinit { sessions.destroyAll() }
 
     /// Decodes one access unit (Annex-B bytes). Pictures carry `pts` of the access unit they
     /// were decoded from.
@@ -108,12 +103,9 @@ public final class VAAPIDecoder {
         return out
     }
 
-    /// Drops the DPB and waits for the next IRAP picture (after loss, or a rung change).
-    public func restart() {
-        let plan = planner.reset(reason: .loss)
-        // Pictures the reset output are not handed out; give their holds back.
-        for p in plan.output { planner.releaseSurface(p.surface) }
-    }
+    /// Drops the DPB and waits for the next IRAP picture (after loss, or a rung change). The
+    /// planner then holds only the surfaces the display holds through leases.
+    public func restart() { sessions.restart(&planner) }
 
     // MARK: - Session
 
@@ -128,37 +120,15 @@ public final class VAAPIDecoder {
         default: throw .unsupportedStream("bit depth \(format.bitDepthLuma)/\(format.bitDepthChroma)")
         }
         guard connection.canDecode(profile) else { throw .profileUnsupported(profile.rawValue) }
-        if let old = session {
-            retired.append(old)
-            session = nil
-            reapRetired()
-        }
-        generation = DecoderGenerations.next()
+        sessions.replace(with: nil)
         let capacity = format.maxDecPicBuffering + 1 + headroom
-        session = try Session(display: connection.display, profile: profile, width: format.codedWidth,
-                              height: format.codedHeight, surfaces: capacity, generation: generation)
-    }
-
-    private func reapRetired() {
-        retired.removeAll { s in
-            guard s.outstanding == 0 else { return false }
-            s.destroy()
-            return true
-        }
+        sessions.replace(with: try Session(display: connection.display, profile: profile, width: format.codedWidth,
+                                           height: format.codedHeight, surfaces: capacity,
+                                           generation: DecoderGenerations.next()))
     }
 
     /// Applies the leases released since the last call.
-    private func collectReturns() {
-        for (gen, surface) in returns.drain() {
-            if let s = session, s.generation == gen {
-                s.outstanding -= 1
-                planner.releaseSurface(surface)
-            } else if let s = retired.first(where: { $0.generation == gen }) {
-                s.outstanding -= 1
-            }
-        }
-        reapRetired()
-    }
+    private func collectReturns() { sessions.collectReturns(into: &planner) }
 
     // MARK: - Submission
 
@@ -246,12 +216,12 @@ public final class VAAPIDecoder {
     /// Exports an output picture of the current session (or of the session it was decoded in,
     /// for pictures output right before a rebuild). The planner already holds its surface.
     private func export(_ p: OutputPicture) throws(VAAPIError) -> DMABufFrame {
-        guard let s = session ?? retired.last else { throw .unsupportedStream("no session") }
+        guard let s = sessions.newest else { throw .unsupportedStream("no session") }
         guard p.surface < s.surfaces.count else { throw .unsupportedStream("surface \(p.surface) outside the pool") }
         let surface = s.surfaces[p.surface]
         let generation = s.generation
         let releaseHold: () -> Void = { [self] in
-            if generation == session?.generation { planner.releaseSurface(p.surface) }
+            if sessions.isCurrent(generation) { planner.releaseSurface(p.surface) }
         }
         let exported: SurfaceExport.Exported
         let fence: DMABufFrame.Fence
@@ -271,9 +241,7 @@ public final class VAAPIDecoder {
         }
         var fds = Array(Set(exported.objects.map(\.fd)))
         if case .syncFiles(let files) = fence { fds += files }
-        s.outstanding += 1
-        let returns = self.returns
-        let lease = SurfaceLease(fds: fds) { returns.push(generation: generation, surface: p.surface) }
+        let lease = sessions.lease(fds: fds, surface: p.surface, of: s)
         let info = s.info[p.surface] ?? PictureInfo(pts: 0, colour: FrameColour())
         let window = p.cropWindow
         let crop = FrameCrop(left: window.x, right: max(0, s.width - window.x - window.width),
@@ -281,7 +249,7 @@ public final class VAAPIDecoder {
         return DMABufFrame(pts: info.pts, width: s.width, height: s.height, crop: crop, colour: info.colour,
                            pixelFormat: s.profile.pixelFormat, fourcc: exported.fourcc, objects: exported.objects,
                            planes: exported.planes, fence: fence, surface: surface, generation: generation,
-                           lease: lease)
+                           lease: lease, damaged: p.damaged)
     }
 
     static func colour(_ sps: SequenceParameterSet) -> FrameColour {
@@ -298,7 +266,7 @@ struct PictureInfo {
 }
 
 /// One decode session: config, surface pool and context, destroyed together.
-final class Session {
+final class Session: DecodeSession {
     let display: VADisplay
     let profile: HEVCProfile
     let width: Int, height: Int
@@ -353,11 +321,4 @@ final class Session {
         vaDestroySurfaces(display, &list, Int32(list.count))
         vaDestroyConfig(display, config)
     }
-}
-
-/// Leases released on any thread, drained by the decoder's thread.
-final class ReturnedSurfaces: Sendable {
-    private let pending = Mutex<[(generation: Int, surface: SurfaceID)]>([])
-    func push(generation: Int, surface: SurfaceID) { pending.withLock { $0.append((generation, surface)) } }
-    func drain() -> [(generation: Int, surface: SurfaceID)] { pending.withLock { p in defer { p = [] }; return p } }
 }
