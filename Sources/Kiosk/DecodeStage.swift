@@ -172,12 +172,18 @@ public final class DecodeStage: @unchecked Sendable {
                 continue
             }
             let now = MonotonicClock.nowNs()
+            var overflowed = false
             let decision = lock.withLock { () -> AUAdmission.Decision in
-                if evicted, case .inOrder = unit.order { unit.order = .gap(1) }
+                if evicted, case .inOrder = unit.order {
+                    // The host thinks that AU arrived: only our own ask repairs it.
+                    unit.order = .gap(1)
+                    overflowed = true
+                }
                 evicted = false
                 if case .gap = unit.order { gate.arm(.frameLoss, now: now) }
                 return admission.admit(order: unit.order, userFlags: unit.userFlags)
             }
+            if overflowed { ask() }
             if lock.withLock({ gate.poll(now: now) }) { ask() }
             switch decision {
             case .withhold: continue

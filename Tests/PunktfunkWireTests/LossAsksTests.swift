@@ -202,6 +202,20 @@ import PunktfunkWire
         #expect(c.ask == nil)
     }
 
+    @Test func anAgedOutFrameNoGapCoveredYetAsksAtOnceAndOnlyOnce() {
+        var a = LossAsks()
+        deliver(&a, 0...9, at: 0)
+        a.agedOut(frame: 10, now: 130 * ms)                    // no complete frame after it yet
+        #expect(a.ask?.invalidate == .init(first: 10, last: 10))
+        a.agedOut(frame: 11, now: 150 * ms)                    // inside the throttle: pending
+        a.delivered(frame: 13, userFlags: 0, now: 240 * ms)   // the gap over 10…12 asks for 12 only
+        #expect(a.ask?.number == 2)
+        #expect(a.ask?.invalidate == .init(first: 11, last: 12))
+        // A frame a gap already covered asks nothing.
+        a.agedOut(frame: 12, now: 400 * ms)
+        #expect(a.ask?.number == 2)
+    }
+
     @Test func onlyTheNewest32TailsAreRemembered() {
         var a = LossAsks()
         deliver(&a, 0...0, at: 0)

@@ -57,6 +57,7 @@ extension ClientSession {
             }
             inOrder(au)
         }
+        receiver.video.onFrameLost = { frame in asks.agedOut(frame: frame, now: MonotonicClock.nowNs()) }
         let periodNs = LossAsks.interval(hello.mode.refreshHz)
         let rttNs = params.clockRttNs ?? 0
         receiver.video.onShortTail = { frame, missing, absent in

@@ -5,7 +5,9 @@
 /// - a gap in the delivered frame indices (`delivered`): frames `[nextExpected, frame − 1]` are
 ///   lost, less those already asked for at their tail;
 /// - a short tail (`tailShort`): a block's last shard arrived and the block still cannot be
-///   rebuilt — asked at once, a frame interval before the gap would show it.
+///   rebuilt — asked at once, a frame interval before the gap would show it;
+/// - an aged-out frame (`agedOut`, the reassembler gave up on it, §1.10) that no gap covered yet —
+///   asked at once, like a short tail (a burst may leave no complete frame behind it for a while).
 ///
 /// Asking:
 /// - a lost range of more than `rfiMaxRange` frames asks for a keyframe, a shorter one for
@@ -133,6 +135,12 @@ public struct LossAsks: Sendable {
             widen(.init(first: frame, last: frame))
         }
         flush(now: now)
+    }
+
+    /// The reassembler declared `frame` lost (aged out). Asked now unless a gap already covered it
+    /// or it was asked for at its tail; the later gap over it asks nothing again.
+    public mutating func agedOut(frame: UInt32, now: UInt64) {
+        tailShort(frame: frame, now: now)
     }
 
     /// A NACK for `frame`'s missing shards (≤ 16, index within the AU, data first then parity),
