@@ -250,7 +250,10 @@ extension ClientSession {
                 let ppm = denominator == 0 ? 0 : min(1_000_000, repaired * 1_000_000 / denominator)
                 windowNumber &+= 1
                 if windowNumber == 0 { windowNumber = 1 }
-                window = .init(number: windowNumber, lossPPM: UInt32(ppm), packetsReceived: c.packetsReceived)
+                func delta(_ a: UInt64, _ b: UInt64) -> UInt32 { UInt32(clamping: a >= b ? a - b : 0) }
+                window = .init(number: windowNumber, lossPPM: UInt32(ppm), packetsReceived: c.packetsReceived,
+                               head: delta(c.lostHead, lastWindow.lostHead), mid: delta(c.lostMid, lastWindow.lostMid),
+                               tail: delta(c.lostTail, lastWindow.lostTail))
                 lastWindow = c
                 sendFeedback = true
             }

@@ -53,6 +53,13 @@ public struct MediaCounters: Equatable, Sendable {
     /// AUs declared lost (aged out incomplete).
     public var framesLost: UInt64 = 0
     public var probeFramesDelivered: UInt64 = 0
+    /// Shards lost on the path by their place in the AU (Feedback tags 9/10/11, data-plane.md
+    /// §8.7): the first 12 data shards / the middle / the last 12 data shards and parity. Counted
+    /// when an AU finishes: its data shards that had to be rebuilt, and for an AU declared lost
+    /// every shard of its seen blocks that never came.
+    public var lostHead: UInt64 = 0
+    public var lostMid: UInt64 = 0
+    public var lostTail: UInt64 = 0
 
     public init() {}
 

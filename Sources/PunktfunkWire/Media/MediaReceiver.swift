@@ -47,6 +47,9 @@ public final class MediaReceiver {
             c.redundant += rc.redundant
             c.overBudget += rc.overBudget
             c.shardsRecovered += rc.shardsRecovered
+            c.lostHead += rc.lostHead
+            c.lostMid += rc.lostMid
+            c.lostTail += rc.lostTail
             c.blocksRecovered += rc.blocksRecovered
             c.framesDelivered += rc.framesDelivered
             c.framesLost += rc.framesLost

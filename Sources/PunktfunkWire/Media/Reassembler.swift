@@ -217,8 +217,24 @@ public final class Reassembler {
         }
     }
 
+    /// Counts the shards of `s` that never arrived by their place in the AU (head / mid / tail);
+    /// `parityToo`: the AU is lost, so its missing parity counts as well.
+    private func countLostPositions(_ s: AUSlot, parityToo: Bool) {
+        let total = s.totalData
+        for b in s.blocks where !(b.complete && b.dataCount == Int(b.k)) || parityToo {
+            let k = Int(b.k), m = Int(b.m)
+            for i in 0..<(parityToo ? k + m : k) where !s.present[b.presentOffset + i] {
+                let d = Int(b.base) + i
+                if i >= k || total.map({ d >= $0 - 12 }) == true { counters.lostTail += 1 }
+                else if d < 12 { counters.lostHead += 1 }
+                else { counters.lostMid += 1 }
+            }
+        }
+    }
+
     private func declareLost(_ s: AUSlot) {
         counters.framesLost += 1
+        countLostPositions(s, parityToo: true)
         markFinished(s.frame, delivered: false)
         finish(s)
         onFrameLost(s.frame)
@@ -242,6 +258,7 @@ public final class Reassembler {
             next += Int(b.k)
         }
         let length = s.totalData! * s.shardBytes - s.pad
+        if s.recovered > 0 { countLostPositions(s, parityToo: false) }
         markFinished(s.frame, delivered: true)
         if stream == .probe { counters.probeFramesDelivered += 1 } else { counters.framesDelivered += 1 }
         let au = AccessUnit(data: UnsafeRawBufferPointer(start: s.data, count: length), stream: stream,
