@@ -13,6 +13,7 @@ Tests/aarch64/run.sh     # the C targets built for AArch64 (SwiftPM and gcc), th
 # VM harness (which finds it built).
 swift build -c release --product punktfunk-kiosk
 swift build -c release --product pf-testhost
+swift build -c release --product pf-relay       # the VM harness's loss check: the lossy UDP relay between pf-testhost and the kiosk
 PF_WL_KIOSK=.build/release/punktfunk-kiosk Tests/wayland/run.sh   # headless sway, weston, cage, KWin, mutter (as the test user wltest when root); about four minutes
 Tests/tools/build-deb.sh --check   # the Debian package: lintian (no errors), systemd-analyze verify on the unit, desktop-file-validate, no keyboard/mouse uaccess in its udev rules
 Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot (builds a release kiosk)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The VM harness: glass, pacing, restore, VT switching and probe checks of punktfunk-kiosk on real
-# KMS drivers (bochs-drm, virtio-gpu, vkms) in one QEMU TCG boot of Debian's kernel, then the v4l2
+# The VM harness: glass, pacing, restore, VT switching, loss (re-anchor gate) and probe checks of
+# punktfunk-kiosk on real KMS drivers (bochs-drm, virtio-gpu, vkms) in one QEMU TCG boot of Debian's kernel, then the v4l2
 # check in a second, short boot of the backports 6.12 kernel with visl (run-v4l2.sh). Prints one
 # PASS/FAIL line per check with its figures and exits non-zero if any check fails or a VM cannot
 # run.
@@ -10,9 +10,10 @@
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
 #   PF_VM_TESTHOST pf-testhost binary for the input, audio and autoconnect checks (default:
 #                 .build/release/pf-testhost, built here)
-#   PF_VM_CHECKS  subset of "probe check glass demo restore pacing overlay hdr dmabuf vt input audio
-#                 hotplug autoconnect shell cec v4l2" to run (default all; for iterating; without
-#                 any of the first boot's checks that boot is skipped)
+#   PF_VM_RELAY   pf-relay binary for the loss check (default: .build/release/pf-relay, built here)
+#   PF_VM_CHECKS  subset of "probe check glass demo loss restore pacing overlay hdr dmabuf vt input
+#                 audio hotplug autoconnect shell cec v4l2" to run (default all; for iterating;
+#                 without any of the first boot's checks that boot is skipped)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +38,13 @@ if [ -z "${PF_VM_TESTHOST:-}" ]; then
 fi
 testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
 [ -x "$testhost" ] || fail "pf-testhost binary $testhost not found"
+# the loss check's lossy UDP relay (PF_VM_RELAY: a pf-relay binary to use instead of building one)
+if [ -z "${PF_VM_RELAY:-}" ]; then
+  echo "vm-harness: swift build -c release --product pf-relay" >&2
+  (cd "$repo" && swift build -c release --product pf-relay >&2) || fail "building the release pf-relay failed"
+fi
+relay=$(realpath -m "${PF_VM_RELAY:-$repo/.build/release/pf-relay}")
+[ -x "$relay" ] || fail "pf-relay binary $relay not found"
 
 kver=$("$here/kernel-version.sh")
 mkdir -p "$cache"
@@ -82,7 +90,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe check glass demo restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect shell cec v4l2}
+checks=${PF_VM_CHECKS:-probe check glass demo loss restore pacing overlay hdr dmabuf vt input audio hotplug autoconnect shell cec v4l2}
 main_checks=$(echo " $checks " | sed 's/ v4l2 / /g; s/^ *//; s/ *$//')
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'
@@ -90,6 +98,7 @@ KIOSK='$kiosk'
 KMSTOOL='$cache/bin/kmstool'
 INPUTTOOL='$cache/bin/inputtool'
 TESTHOST='$testhost'
+RELAY='$relay'
 FIXTURES='$fixtures'
 GLASS_FIXTURES='glass-1280x800.hevc glass-1024x768.hevc'
 SMALL_FIXTURE='small-320x240.hevc'
@@ -99,6 +108,12 @@ FIT_FRAMES='1,20'
 DEMO_FIXTURE='demo-640x360.hevc'
 DEMO_FRAMES='20,60'
 DEMO_SECONDS=15
+LOSS_SECONDS=14
+LOSS_SIZE=320x192
+LOSS_PADDING=3000
+LOSS_MODE=640x480
+LOSS_RELAY_ARGS='--loss 3 --burst-ms 30 --start-after 2 --seed 7'
+LOSS_MIN_SHOWN=100
 KIOSK_TIMEOUT=180
 HDR_FIXTURE='hdr10-320x240.hevc'
 HDR_MASTER_DISPLAY='$hdr_master'

@@ -1483,6 +1483,9 @@ def main():
                     [int(x) for x in env["FIT_FRAMES"].split(",")])
     if "demo" in checks:
         check_demo(a.out, a.fixtures, env["DEMO_FIXTURE"], [int(x) for x in env["DEMO_FRAMES"].split(",")])
+    if "loss" in checks:
+        from verify_loss import check_loss
+        check_loss(a.out, env, report)
     if "restore" in checks:
         check_restore(a.out)
     if "pacing" in checks:

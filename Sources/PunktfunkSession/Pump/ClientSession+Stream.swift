@@ -140,6 +140,8 @@ extension ClientSession {
         let end = start + UInt64(max(0, options.seconds) * 1e9)
         var nextWindow = start + options.feedbackEveryNs
         var acks = DecodedAcks()
+        var ackNews = false
+        var nextAckAt: UInt64 = 0
         var nextStats = start + options.statsEveryNs
         var nextResync = resync == nil ? UInt64.max : start + options.clockResyncEveryNs
         var window: FeedbackDatagram.Window?
@@ -236,6 +238,13 @@ extension ClientSession {
             var sendFeedback = false
             if let decoded = outbox.takeDecodedAcks() {
                 acks = decoded
+                ackNews = true
+            }
+            // ACKs coalesce: at most one ACK-only datagram per `ackEveryFrames` intervals (its
+            // mask names the 16 frames before the newest, so none goes unacknowledged).
+            if ackNews, after >= nextAckAt {
+                ackNews = false
+                nextAckAt = after &+ periodNs * Self.ackEveryFrames
                 sendFeedback = true
             }
             if after >= nextWindow {
@@ -308,6 +317,8 @@ extension ClientSession {
     static let nackShort = 2
     /// Frames a NACK hold keeps back at most (beyond it the hold is released).
     static let nackHoldFrames = 16
+    /// Frame intervals between ACK-only Feedback datagrams (the mask covers 16 frames).
+    static let ackEveryFrames: UInt64 = 4
 }
 
 /// A complete AU copied off the reassembler's buffer, waiting for its epoch's StreamConfig or a

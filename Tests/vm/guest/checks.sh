@@ -10,6 +10,7 @@
 #   overlay-{bochs-drm,demo-bochs-drm,vkms}.{rc,stderr,stdout} + ...-frame-<n>.{ppm,argb}
 #     (vkms: ...-frame-<n>.planes + ...-frame-<n>-plane-<id>.argb instead of a .ppm)
 #   vt-<driver>.{rc,stderr,flips,vt.jsonl,steps} + vt-<driver>-{console,before,on,away,back,after}.ppm
+#   loss-*                                                 the loss check (guest/loss-check.sh)
 # Talks to the host only through the console: "@@SCREENDUMP <name> <qmp-device>" then waits for ACK.
 . "$PF_VM_OUT/guest.env"     # CHECKS KIOSK KMSTOOL FIXTURES GLASS_FIXTURES GLASS_FRAMES SMALL_FIXTURE PACING_FIXTURE KIOSK_TIMEOUT
 O=$PF_VM_OUT
@@ -110,6 +111,14 @@ selected demo && for d in bochs-drm:vga:$BOCHS virtio_gpu:vgpu:$VIRTIO; do
     --mode "$(mode_of "$drv" 1024x768)" --screendump-at "$DEMO_FRAMES" --flip-log "$O/demo-$drv.flips"
   stamp "demo-$drv"
 done
+
+# --- loss: a live anchor stream from pf-testhost through pf-relay's seeded burst loss to the kiosk
+# on bochs-drm (software decode, a picture log); every picture the re-anchor gate shows must be the
+# clean decode of its frame (Tests/vm/guest/loss-check.sh, judged by verify_loss.py)
+if selected loss; then
+  . "$(dirname "$0")/loss-check.sh"
+  stamp loss
+fi
 
 # hold_pattern DEV NAME: kmstool shows its pattern at 1024x768 on DEV and drops master (fd 6 ends it)
 hold_pattern() {
