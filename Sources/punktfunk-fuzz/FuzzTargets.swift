@@ -25,6 +25,11 @@ enum FuzzTarget: String, CaseIterable {
     case dns = "dns"
     /// Frames from the HDMI-CEC bus through the codec and the playback follower (`CECFuzz`).
     case cec = "cec"
+    /// A Feedback datagram body (kind 0x03) through its codec, with round trip (`FeedbackFuzz`).
+    case feedback = "feedback"
+    /// A script of frame, loss, decode and config events through the loss-recovery state
+    /// machines, with their invariants checked after every step (`RecoveryFuzz`).
+    case recovery = "recovery"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -39,6 +44,8 @@ enum FuzzTarget: String, CaseIterable {
         case .audioDecode: AudioFuzz.run(bytes)
         case .dns: DNSFuzz.run(bytes)
         case .cec: CECFuzz.run(bytes)
+        case .feedback: FeedbackFuzz.run(bytes)
+        case .recovery: RecoveryFuzz.run(bytes)
         }
     }
 
