@@ -17,8 +17,10 @@ import VideoFrames
 /// evicted from a full `input` (the decoder fell behind), a decoder error, or a picture the decoder
 /// marked damaged.
 ///
-/// Invariants: `input` holds ≤ 8 AUs; `output` holds ≤ 3 pictures and only pictures the gate let
-/// through (an evicted one is released and counted as a decode-side drop); every picture the
+/// Invariants: `input` holds ≤ 16 AUs (267 ms at 60 Hz: a hiccup of the decode thread is absorbed
+/// rather than turned into a loss and a picture frozen until a keyframe); `output` holds ≤ 3
+/// pictures and only pictures the gate let through (an evicted one is released and counted as a
+/// decode-side drop); every picture the
 /// decoder produced is either pushed or released here; `wakeDescriptor` (an eventfd) is signalled
 /// after each picture pushed so a presenter can sleep in poll().
 public final class DecodeStage: @unchecked Sendable {
@@ -71,7 +73,7 @@ public final class DecodeStage: @unchecked Sendable {
         }
     }
 
-    public let input = Mailbox<Unit>(capacity: 8)
+    public let input = Mailbox<Unit>(capacity: 16)
     public let output = Mailbox<DecodedPicture>(capacity: 3)
     public let wakeDescriptor: Int32 = pf_wake_fd()
     /// Called on the decoder thread when the stream cannot be shown again until a keyframe.
