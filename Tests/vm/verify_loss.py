@@ -14,17 +14,7 @@ import json
 import os
 import subprocess
 
-
-def _read(out, name):
-    try:
-        return open(os.path.join(out, name)).read()
-    except OSError:
-        return ""
-
-
-def _rc(out, name):
-    t = _read(out, name + ".rc").strip()
-    return int(t) if t.lstrip("-").isdigit() else None
+from verify_check import _rc, _read  # the evidence readers every check shares
 
 
 def _jsonl(text):

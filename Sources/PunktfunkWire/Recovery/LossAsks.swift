@@ -76,8 +76,6 @@ public struct LossAsks: Sendable {
     private var openedAfter: UInt32?
     private var nextCopyAt: UInt64 = 0
     private var giveUpAt: UInt64 = 0
-    /// A copy of the open ask is due now (a new ask, or the repeat interval passed).
-    private var copyDue = false
 
     /// - Parameter refreshHz: the stream's refresh (the repeat interval is one frame of it).
     public init(refreshHz: UInt32 = 60) {
@@ -172,19 +170,16 @@ public struct LossAsks: Sendable {
         if ask != nil, now >= giveUpAt {
             ask = nil
             askKind = nil
-            copyDue = false
             asksGivenUp += 1
         }
         flush(now: now)
-        if ask != nil, now >= nextCopyAt { copyDue = true }
     }
 
     // MARK: - Outputs
 
     /// The open ask if a copy of it is due now; marks the copy sent (the next is one interval later).
     public mutating func takeDueCopy(now: UInt64) -> FeedbackDatagram.Ask? {
-        guard let ask, copyDue || now >= nextCopyAt else { return nil }
-        copyDue = false
+        guard let ask, now >= nextCopyAt else { return nil }
         nextCopyAt = now &+ intervalNs
         return ask
     }
@@ -242,7 +237,6 @@ public struct LossAsks: Sendable {
         openedAfter = newest
         nextCopyAt = now
         giveUpAt = now &+ Self.giveUpNs
-        copyDue = true
         switch kind {
         case .rfi: rfiAsks += 1
         case .keyframe: keyframeAsks += 1
@@ -264,7 +258,6 @@ public struct LossAsks: Sendable {
         if answers {
             ask = nil
             askKind = nil
-            copyDue = false
             asksAnswered += 1
         }
     }
