@@ -12,6 +12,10 @@ struct LossScenario {
     /// from 2 s on.
     var lossPercent = 3.0
     var burstMs: Double? = 30.0
+    /// Instead of the two above: a Gilbert–Elliott chain stepped once per packet (`--ge p,r
+    /// --ge-unit packet`) on host → client media only — the drop pattern over media packets is then
+    /// fixed by the seed, whatever the machine's load (a time-driven chain is not).
+    var packetChain: (p: Double, r: Double)?
     /// The host's parity, percent of data shards (pf-testhost --fec).
     var fecPercent = 10
     /// Filler bytes after every P picture (a realistic bitrate: several packets per frame).
@@ -85,10 +89,11 @@ struct LossScenario {
               let fpIndex = words.firstIndex(of: "fingerprint"), fpIndex + 1 < words.count else {
             throw ScenarioError("pf-testhost banner: \(hostBanner)")
         }
+        let lossArgs = packetChain.map { ["--ge", "\($0.p),\($0.r)", "--ge-unit", "packet", "--lossy", "h2c", "--media-only"] }
+            ?? ["--loss", "\(lossPercent)"] + (burstMs.map { ["--burst-ms", "\($0)"] } ?? [])
         let relay = try Child(bin.appendingPathComponent("pf-relay"),
-                              ["--listen", "127.0.0.1:0", "--to", hostAddress, "--loss", "\(lossPercent)",
-                               "--start-after", "2", "--seed", "\(seed)", "--seconds", "\(Int(seconds) + 15)"]
-                                + (burstMs.map { ["--burst-ms", "\($0)"] } ?? []),
+                              ["--listen", "127.0.0.1:0", "--to", hostAddress, "--start-after", "2", "--seed", "\(seed)",
+                               "--seconds", "\(Int(seconds) + 15)"] + lossArgs,
                               in: dir, name: "relay")
         defer { relay.stop() }
         let relayBanner = try relay.banner(containing: "listening")
