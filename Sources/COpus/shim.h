@@ -13,3 +13,8 @@ static inline int pf_opus_set_inband_fec(OpusEncoder *encoder, opus_int32 on) {
 static inline int pf_opus_set_packet_loss_perc(OpusEncoder *encoder, opus_int32 percent) {
     return opus_encoder_ctl(encoder, OPUS_SET_PACKET_LOSS_PERC(percent));
 }
+
+/* The test host's multistream encoder (data-plane.md §5.1 bitrate tiers). */
+static inline int pf_opus_ms_set_bitrate(OpusMSEncoder *encoder, opus_int32 bitrate) {
+    return opus_multistream_encoder_ctl(encoder, OPUS_SET_BITRATE(bitrate));
+}

@@ -33,6 +33,8 @@ public final class DecodeStage: @unchecked Sendable {
         public var userFlags: UInt32
         /// Where the pump found it in the frame order (a gap before it: frames were lost).
         public var order: LossAsks.FrameOrder
+        /// When its last packet arrived (CLOCK_MONOTONIC ns; 0 = unknown): the decode share's start.
+        public var completeNs: UInt64 = 0
         public var keyframe: Bool { userFlags & LossAsks.keyframeFlag != 0 }
 
         public init(bytes: [UInt8], frame: UInt32, ptsNs: Int64, userFlags: UInt32, order: LossAsks.FrameOrder = .inOrder) {
@@ -85,6 +87,8 @@ public final class DecodeStage: @unchecked Sendable {
     public var onWarning: @Sendable (String) -> Void = { _ in }
     /// Every decoded picture's hash and verdict (`--picture-log`), written on the decoder thread.
     public var pictureLog: PictureLog?
+    /// Gets each shown picture's decode share (AU complete → decoded). Set before `start()`.
+    public var latency: LatencyBreakdown?
 
     private let configuration: DecoderLadder.Configuration
     private let lock = NSLock()
@@ -223,6 +227,7 @@ public final class DecodeStage: @unchecked Sendable {
                     continue
                 }
                 clean(unit.frame)
+                latency?.decoded(ptsNs: picture.pts, completeNs: unit.completeNs, decodedNs: after)
                 if let evicted = output.push(picture) {
                     evicted.release()
                     lock.withLock { _outputDropped += 1 }

@@ -1,6 +1,7 @@
 import Screen
 import Foundation
 import PunktfunkSession
+import SystemClock
 
 /// The session figures the stats overlay shows, handed from the pump thread (each second's
 /// `PumpStats`) to the presenting thread, which reads them with the decode stage's totals.
@@ -10,6 +11,8 @@ public final class LiveStats: @unchecked Sendable {
     private var offsetNs: Int64?
     /// The stream's sound, for the overlay's audio line (nil: `--audio none`).
     public let audio: SessionAudio?
+    /// Where frames spend their time (host, network, decode, display), per stats second.
+    public let latency = LatencyBreakdown(realtimeMinusMonotonicNs: MonotonicClock.realtimeMinusMonotonicNs())
 
     public init(audio: SessionAudio? = nil) { self.audio = audio }
 
@@ -24,6 +27,12 @@ public final class LiveStats: @unchecked Sendable {
         session.onStats = { [self] stats in
             previous?(stats)
             update(stats)
+            _ = latency.figures(second: stats.second)
+        }
+        let timing = session.onFrameTiming
+        session.onFrameTiming = { [self, unowned session] f in
+            timing?(f)
+            latency.frameTiming(f, clockOffsetNs: session.clockOffsetNs)
         }
     }
 
@@ -37,6 +46,7 @@ public final class LiveStats: @unchecked Sendable {
                               framesLost: lock.withLock { framesLost })
         c.audioLine = audio?.stats?.overlayLine
         c.pictureLine = stage.pictureHold.overlayLine
+        c.latencyLine = latency.newest?.overlayLine
         return c
     }
 }

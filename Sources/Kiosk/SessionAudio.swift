@@ -19,6 +19,9 @@ public final class SessionAudio: @unchecked Sendable {
     public let micDevice: String?
     /// Play the session's sound (false: `--audio none` with `--mic`: the uplink only).
     public let plays: Bool
+    /// Channels the device plays (2, 6, 8: `AudioChannelCapability`) and why: what the hello asks
+    /// for; a stream with more is folded down onto this many.
+    public let deviceChannels: (channels: UInt8, reason: String)
     private let lock = NSLock()
     private var output: AudioOutput?
     private var mic: MicUplink?
@@ -28,8 +31,12 @@ public final class SessionAudio: @unchecked Sendable {
     /// decode-time estimate of `noteVideo` no longer applies.
     private var onGlass = false
 
-    public init(choice: AudioDeviceChoice, realtimePriority: Int32, micDevice: String? = nil, plays: Bool = true) {
+    /// - Parameter deviceChannels: the device's channels when already probed; nil probes
+    ///   `choice.device` now (opens it without playing).
+    public init(choice: AudioDeviceChoice, realtimePriority: Int32, micDevice: String? = nil, plays: Bool = true,
+                deviceChannels: (channels: UInt8, reason: String)? = nil) {
         self.plays = plays
+        self.deviceChannels = deviceChannels ?? (plays ? AudioChannelCapability.probe(device: choice.device) : (2, "no sound played"))
         self.choice = choice
         self.realtimePriority = realtimePriority
         self.micDevice = micDevice
@@ -127,6 +134,7 @@ public final class SessionAudio: @unchecked Sendable {
         previous?.stop()
         var settings = AudioOutput.Settings(device: choice.device, reason: choice.reason)
         settings.realtimePriority = realtimePriority
+        settings.deviceChannels = Int(deviceChannels.channels)
         let made: AudioOutput
         do { made = try AudioOutput(format: AudioStreamFormat(serverHello: hello), settings: settings) } catch {
             FileHandle.standardError.write(Data("punktfunk-kiosk: no sound: the session's audio cannot be decoded (\(error))\n".utf8))

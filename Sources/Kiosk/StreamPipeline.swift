@@ -58,8 +58,10 @@ public final class StreamPipeline: @unchecked Sendable {
                 let session = try SessionDialer.run(options, prepare: { session in
                     session.onAccessUnit = { au in observe?(au) }
                     session.onVideoFrame = { au, order in
-                        stage?.submit(DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs,
-                                                       userFlags: au.userFlags, order: order))
+                        var unit = DecodeStage.Unit(bytes: Array(au.data), frame: au.frame, ptsNs: au.ptsNs,
+                                                    userFlags: au.userFlags, order: order)
+                        unit.completeNs = au.lastArrivalNs
+                        stage?.submit(unit)
                     }
                     let hostHDR = self.hostHDR
                     session.onHostDatagram = { datagram in

@@ -84,6 +84,9 @@ public protocol Screen: AnyObject {
     var statsMember: String? { get }
     /// The host's HDR static metadata for the next commits (nil: SDR).
     func setHDRMetadata(_ metadata: HDRStaticMetadata?)
+    /// Whether this screen can show HDR10 now, with the panel's metadata (ClientHello tag 13),
+    /// or why not. Read when a hello is built; KMS: the connector's HDR properties and EDID.
+    var hdrCapability: ScreenHDRCapability { get }
     /// Presents a stream from `first` until `steps` says `.end`, a quit signal, or the screen is
     /// lost. - Throws: `ScreenError` when the stream cannot be shown at all (its first picture
     /// refused); the picture is released by the screen in every case.
@@ -100,6 +103,7 @@ public protocol Screen: AnyObject {
 extension Screen {
     public var keyboardsAndMiceAreTheScreens: Bool { false }
     public var statsMember: String? { nil }
+    public var hdrCapability: ScreenHDRCapability { .none(reason: "this screen cannot tell whether the panel shows HDR") }
 }
 
 /// What a stream source yields on each call of the present loop.

@@ -58,6 +58,8 @@ public struct Finding: Sendable, Codable, Equatable {
 /// The sections in report order.
 public enum SectionID: String, Sendable, Codable, CaseIterable {
     case decode, display, sound, input, network, box
+    /// What the box asks a host for and why (informational; the kiosk's `HelloPlan`).
+    case hello
 
     public var title: String {
         switch self {
@@ -67,6 +69,7 @@ public enum SectionID: String, Sendable, Codable, CaseIterable {
         case .input: "Input"
         case .network: "Network"
         case .box: "The box"
+        case .hello: "What this box asks a host for"
         }
     }
 }

@@ -56,6 +56,10 @@ extension WaylandScreen: Screen {
     /// Debian 12's compositors offer no colour management: pictures go out as SDR.
     public func setHDRMetadata(_ metadata: HDRStaticMetadata?) {}
 
+    /// The kiosk binds no colour-management protocol (wp_color_manager_v1 and its predecessors
+    /// are not in Debian 12's wayland-protocols), so the compositor is never told a picture is PQ.
+    public var hdrCapability: ScreenHDRCapability { .none(reason: "the compositor offers no colour-management protocol") }
+
     /// Runs one stream: each picture is committed when it arrives (a file's at its schedule),
     /// newest wins, nothing waits for the compositor. Glass times come from presentation
     /// feedback (`onShown`); a hidden window answers none and the stream runs on. Idle is

@@ -37,6 +37,11 @@ struct PFTestHost: ParsableCommand {
     @Option(name: .customLong("lose-answers"), help: "Fault injection: drop every packet of the first N frames that answer a recovery ask (the lost-answer case).") var loseAnswers = 0
     @Option(name: .customLong("sent-stream"), help: "Append every video AU sent to this file (Annex-B, in send order: the stream a clean decoder sees), and log {\"sent\":FRAME,\"flags\":F,\"bytes\":N} per AU on stdout.") var sentStream: String?
     @Option(help: "Media datagrams dropped on purpose, percent.") var loss = 0.0
+    @Flag(name: .customLong("streamed-au"), help: "Stream each AU slice by slice as its slices are encoded (data-plane.md §2.3), to a client whose hello has STREAMED_AU (slice mode with MULTI_SLICE, else full-K blocks).") var streamedAU = false
+    @Option(name: .customLong("slice-encode-ms"), help: "Simulated encode time per slice, ms: an AU's slices (VCL NAL units) come out of the encoder one per interval, whether sent streamed or whole.") var sliceEncodeMs = 0.0
+    @Option(name: .customLong("stream-block-shards"), help: "With --streamed-au: whole shards a sentinel block waits for (the host's MIN_STREAM_BLOCK_SHARDS).") var streamBlockShards = Packetizer.defaultMinStreamBlockShards
+    @Option(name: .customLong("pace-mbps"), help: "Pace video datagrams at this link rate, Mbit/s (0: unpaced).") var paceMbps = 0.0
+    @Flag(name: .customLong("log-host-timing"), help: "Log every 0xCF sent as {\"host_timing\":{…}} on stdout.") var logHostTiming = false
     @Option(help: "Seed for the loss pattern and synthetic AU content.") var seed: UInt64 = 1
     @Option(help: "Close with this code (decimal or 0x-hex) after the ClientHello.") var refuse: String?
     @Option(help: "Give up after this many seconds.") var maxSeconds = 3600.0
@@ -57,8 +62,11 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
     @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
     @Option(help: "Access grants mask the ServerHello carries (255 = all).") var grants: UInt32 = 255
+    @Option(name: .customLong("hdr-metadata"), help: "HDR10: announce bit depth 10 and BT.2020/PQ colour [9,16,9,0], and send this 28-byte 0xCE body (56 hex digits: G, B, R, white x/y in 1/50000, max/min mastering luminance u32 in 0.0001 cd/m², MaxCLL, MaxFALL; little-endian) before every keyframe.") var hdrMetadata: String?
     @Option(name: .customLong("audio-skew-ppm"), help: "Run the audio clock this many ppm slow (> 0) or fast (< 0) against CLOCK_MONOTONIC.") var audioSkewPPM = 0.0
     @Option(name: .customLong("audio-loss"), help: "Audio datagrams dropped on purpose, percent (seeded).") var audioLoss = 0.0
+    @Option(name: .customLong("audio-channels"), help: "Channels the ServerHello grants: auto (what the client's hello asks: 6, 8, else 2) or 2, 6, 8. 6 and 8 carry a different tone per channel (FL 500, FR 900, FC 1300, LFE 70, RL 1700, RR 2900, SL 4400, SR 6200 Hz); logged as {\"audio_session\":…}.") var audioChannels = "2"
+    @Option(name: .customLong("audio-redundancy"), help: "on: send 0xD2 (each packet with its predecessor) with HOST_CAP_AUDIO_RED when the client sets CLIENT_CAP_AUDIO_RED; off: never.") var audioRedundancy = "on"
     @Option(name: .customLong("audio-jitter-ms"), help: "Hold each audio datagram back a random 0…N ms (reorders).") var audioJitterMs = 0.0
     @Option(name: .customLong("audio-marker-every"), help: "Every Nth audio packet is a 3 kHz marker burst; its due time is logged as {\"audio_marker\":…} (0 = none).") var audioMarkerEvery = 0
     @Option(name: .customLong("audio-jitter-burst"), help: "START:SECONDS:MS — audio packets due START…START+SECONDS s after the first one are held back a random 0…MS ms instead (logged as {\"audio_jitter_burst\":…}).") var audioJitterBurst: String?
@@ -159,6 +167,16 @@ struct PFTestHost: ParsableCommand {
         }
         options.frames = frames
         options.fps = fps
+        options.streamedAU = streamedAU
+        options.sliceEncodeNs = UInt64(max(0, sliceEncodeMs) * 1e6)
+        options.minStreamBlockShards = max(1, streamBlockShards)
+        options.paceBitsPerSecond = UInt64(max(0, paceMbps) * 1e6)
+        if logHostTiming {
+            options.onHostTiming = { frame, t in
+                let s = t.stages.map { ",\"queue_us\":\($0.queueUs),\"encode_us\":\($0.encodeUs),\"pace_us\":\($0.paceUs)" } ?? ""
+                FileHandle.standardOutput.write(Data("{\"host_timing\":{\"frame\":\(frame),\"pts_ns\":\(t.ptsNs),\"host_us\":\(t.hostUs)\(s)}}\n".utf8))
+            }
+        }
         options.lossPercent = loss
         options.seed = seed
         options.refuse = refuse.flatMap(Self.parseCode).map { CloseCode(code: $0) }
@@ -173,6 +191,19 @@ struct PFTestHost: ParsableCommand {
             let tone = try TestToneFeed { () throws(AudioError) in try OpusToneSource(markerEvery: markerEvery) }
             toneHow = tone.how
             options.audioSource = { _ in tone.next() }
+            guard ["auto", "2", "6", "8"].contains(audioChannels), ["on", "off"].contains(audioRedundancy) else {
+                throw ValidationError("--audio-channels must be auto, 2, 6 or 8; --audio-redundancy on or off")
+            }
+            options.audioChannels = UInt8(audioChannels)
+            options.audioRedundancy = audioRedundancy == "on"
+            // The layout is known once the client's hello is: stereo keeps the tone above (markers
+            // and all), 6 and 8 channels get a tone per channel.
+            options.makeAudioSource = { layout in
+                FileHandle.standardOutput.write(Data("{\"audio_session\":{\"channels\":\(layout.channels),\"streams\":\(layout.streams),\"coupled\":\(layout.coupledStreams)}}\n".utf8))
+                guard layout.channels > 2, let surround = try? OpusSurroundTone(layout: layout) else { return { _ in tone.next() } }
+                let feed = SurroundToneFeed(surround)
+                return { _ in feed.next() }
+            }
             options.audioSkewPPM = audioSkewPPM
             options.audioLossPercent = audioLoss
             options.audioJitterNs = UInt64(max(0, audioJitterMs) * 1e6)
@@ -238,6 +269,14 @@ struct PFTestHost: ParsableCommand {
             }
         }
         options.grants = AccessGrants(rawValue: grants)
+        if let hdrMetadata {
+            let digits = Array(hdrMetadata.filter(\.isHexDigit))
+            let bytes = stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(digits[$0...$0 + 1]), radix: 16) }
+            guard digits.count == 2 * HDRMetadata.encodedLength, let m = try? HDRMetadata(decoding: bytes) else {
+                throw ValidationError("--hdr-metadata takes the 28-byte 0xCE body as 56 hex digits")
+            }
+            options.hdrMetadata = m
+        }
         var inputLogHandle: FileHandle?
         if let inputLog {
             guard FileManager.default.createFile(atPath: inputLog, contents: nil), let h = FileHandle(forWritingAtPath: inputLog) else {
@@ -262,6 +301,9 @@ struct PFTestHost: ParsableCommand {
             if let last { finished = (finished.frames + last.framesSent, finished.dropped + last.datagramsDropped,
                                       finished.feedback + last.feedbackReceived) }
             last = host
+            host.onClientHello = { hello in
+                FileHandle.standardOutput.write(Data((ClientHelloLog.json(hello) + "\n").utf8))
+            }
             host.onClientDatagram = { result, now in
                 FileHandle.standardOutput.write(Data((DatagramLog.json(result, monotonicNs: now) + "\n").utf8))
                 guard let log = inputLogHandle else { return }
@@ -294,7 +336,8 @@ struct PFTestHost: ParsableCommand {
         if let last {
             FileHandle.standardOutput.write(Data(("{\"host_summary\":{\"frames\":\(last.framesSent),\"idrs\":\(last.idrsSent),"
                 + "\"anchors\":\(last.anchorsSent),\"keyframes_forced\":\(last.keyframesForced),"
-                + "\"media_bytes\":\(last.mediaBytesSent)}}\n").utf8))
+                + "\"media_bytes\":\(last.mediaBytesSent),\"streamed_aus\":\(last.streamedSent),"
+                + "\"host_timings\":\(last.hostTimingsSent)}}\n").utf8))
         }
     }
 }

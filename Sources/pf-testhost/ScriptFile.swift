@@ -62,3 +62,11 @@ final class TestToneFeed: @unchecked Sendable {
     var how: String { loop.map { "replayed (\($0.period)-packet period)" } ?? "encoded live" }
     func next() -> [UInt8]? { lock.withLock { loop?.nextPacket() ?? (try? source?.nextPacket()) ?? nil } }
 }
+
+/// `OpusSurroundTone` behind `--audio-channels 6|8`, shared with the host thread's audio callback.
+final class SurroundToneFeed: @unchecked Sendable {
+    private let lock = NSLock()
+    private let tone: OpusSurroundTone
+    init(_ tone: OpusSurroundTone) { self.tone = tone }
+    func next() -> [UInt8]? { lock.withLock { tone.nextPacket() } }
+}

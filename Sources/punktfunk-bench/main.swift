@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [streamed] [--quick] [--waits N]
 //                 [--signal NAME] [--seeds N]
 // `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
 // name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 8, 1 with --quick).
@@ -36,6 +36,18 @@ if all || args.contains("media") {
         for line in try bench.report() { print(line) }
     } catch {
         print("media bench failed: \(error)")
+        exit(1)
+    }
+}
+if args.contains("streamed") {
+    // Streamed vs whole AUs end to end on loopback (not in the default set: it encodes a stream).
+    do {
+        // Two link rates the AUs take milliseconds on, and loopback speed (unpaced).
+        for link in [100.0, 250, 0] {
+            for line in try StreamedBench(rounds: quick ? 1 : 3, framesPerRound: 150, sliceMs: 2, linkMbps: link).report() { print(line) }
+        }
+    } catch {
+        print("streamed bench failed: \(error)")
         exit(1)
     }
 }

@@ -70,6 +70,7 @@ struct CheckCommand: ParsableCommand {
             InputJudge.judge(CheckGather.input()),
             NetworkJudge.judge(CheckGather.network(seconds: seconds)),
             BoxJudge.judge(CheckGather.box()),
+            HelloReport.section(HelloReport.plan(card: card)),
         ]
         return Report(program: "punktfunk-kiosk", sections: sections)
     }

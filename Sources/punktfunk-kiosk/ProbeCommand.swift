@@ -9,8 +9,9 @@ import VideoDecode
 /// `"vaapi"`: the render nodes, VA drivers and HEVC profiles (`VAAPIProbe`); `"v4l2"`: the V4L2
 /// stateless HEVC decoders the media controller lists, their decode modes, start codes, controls
 /// and CAPTURE formats (`V4L2Probe`); `"cec"`: every
-/// HDMI-CEC adapter (`/dev/cecN`), its driver, connector and physical address — so a user can paste
-/// it into a bug report. Read-only; works beside a running compositor.
+/// HDMI-CEC adapter (`/dev/cecN`), its driver, connector and physical address; `"hello"`: the
+/// ClientHello this box would send and why each capability is or is not asked for (`HelloPlan`)
+/// — so a user can paste it into a bug report. Read-only; works beside a running compositor.
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
@@ -27,7 +28,8 @@ struct ProbeCommand: ParsableCommand {
         let v4l2 = (try? encoder.encode(V4L2Probe.report())).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"V4L2 report could not be encoded\"}"
         let cec = CECAdapterSummary.list().map(Self.json)
-        print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"v4l2\":\(v4l2),\"cec\":[\(cec.joined(separator: ","))]}")
+        print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"v4l2\":\(v4l2),\"cec\":[\(cec.joined(separator: ","))],"
+              + "\"hello\":\(HelloReport.plan().json)}")
     }
 
     /// One adapter as a JSON object (read without claiming anything).

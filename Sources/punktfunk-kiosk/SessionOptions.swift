@@ -7,6 +7,9 @@ extension RunnerConfiguration {
     mutating func applySessionOptions(config: KioskConfig, stream: StreamOptions, input: InputOptions, sound: AudioOptions) throws {
         bitrateKbps = stream.bitrate ?? config.bitrateKbps
         pictureLog = stream.pictureLog
+        hello = config.helloSettings
+        // The name a host lists this box under, in the hello and when pairing.
+        if let name = HelloPlan.label(config.deviceName) ?? HelloPlan.label(BoxAbilities.hostName()) { deviceName = name }
         decodeSync = config.decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
         try input.apply(to: &self, config: config)
         // Under a compositor, its keyboard and mouse come through its seat.

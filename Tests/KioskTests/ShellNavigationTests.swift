@@ -371,8 +371,20 @@ import Kiosk
         #expect(s.page == .settings(focus: .standbyAfter))
         expected.standbyAfterSeconds = 600
         #expect(s.nav(.move(.right)) == [.shell(.saveSettings(expected, statsOverlay: true))])
+        // then what the next stream may ask for: HDR, the sound channels, redundant audio
         s.nav(.move(.down))
-        #expect(s.page == .settings(focus: .standbyAfter), "the last entry")
+        #expect(s.page == .settings(focus: .hdr))
+        expected.hdr = false
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: true))])
+        s.nav(.move(.down))
+        expected.audioChannels = .fixed(2)
+        #expect(s.nav(.move(.right)) == [.shell(.saveSettings(expected, statsOverlay: true))])
+        s.nav(.move(.down))
+        #expect(s.page == .settings(focus: .audioRedundancy))
+        expected.audioRedundancy = false
+        #expect(s.nav(.activate) == [.shell(.saveSettings(expected, statsOverlay: true))])
+        s.nav(.move(.down))
+        #expect(s.page == .settings(focus: .audioRedundancy), "the last entry")
         s.nav(.back)
         #expect(s.page == .home(.action(.settings)))
     }

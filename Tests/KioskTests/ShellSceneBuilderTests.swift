@@ -189,8 +189,8 @@ import Shell
             }
         }
         // 2 cards + 4 actions, 6 host entries, 12 digit keys, 44 letter keys, 8 + 4 (HDMI-CEC) + 1
-        // (Sleep after) settings, yes/no, retry/back, 4 menu entries.
-        #expect(pointed == 6 + 6 + 12 + 44 + 8 + 4 + 1 + 2 + 2 + 4)
+        // (Sleep after) + 3 (HDR, sound channels, audio repair) settings, yes/no, retry/back, 4 menu entries.
+        #expect(pointed == 6 + 6 + 12 + 44 + 8 + 4 + 1 + 3 + 2 + 2 + 4)
     }
 
     @Test func aPointerOnAnEntryOfAnotherScreenChangesNothing() {

@@ -85,6 +85,22 @@ encode_hdr() { # name master cll
 encode_hdr hdr10-320x240 "$hdr_master" "$hdr_cll" || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
 encode_hdr hdr10-second-320x240 "$hdr_master2" "$hdr_cll2" || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
 cat "$fixtures/hdr10-320x240.hevc" "$fixtures/hdr10-second-320x240.hevc" > "$fixtures/hdr10-change-320x240.hevc"
+# the same Main10 BT.2020/PQ picture without SEI: streamed by pf-testhost, whose 0xCE datagrams are
+# then the only HDR metadata the kiosk gets (the hdr check's stream case)
+if [ ! -s "$fixtures/hdr10-nosei-320x240.hevc" ] || [ "$here/run.sh" -nt "$fixtures/hdr10-nosei-320x240.hevc" ]; then
+  ffmpeg -loglevel error -y -f lavfi -i "testsrc2=size=320x240:rate=60" -frames:v 24 -pix_fmt yuv420p10le -c:v libx265 -preset ultrafast \
+    -x265-params "log-level=error:bframes=0:keyint=60:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:range=limited" \
+    -f hevc "$fixtures/hdr10-nosei-320x240.hevc.tmp" && mv "$fixtures/hdr10-nosei-320x240.hevc.tmp" "$fixtures/hdr10-nosei-320x240.hevc" \
+    || fail "encoding the HDR10 fixture with ffmpeg/libx265 failed"
+fi
+# 10-bit SDR: Main10 tagged BT.709 (the hdr check's sdr10 case: no HDR signalling)
+if [ ! -s "$fixtures/sdr10-320x240.hevc" ] || [ "$here/run.sh" -nt "$fixtures/sdr10-320x240.hevc" ]; then
+  ffmpeg -loglevel error -y -f lavfi -i "testsrc2=size=320x240:rate=60" -frames:v 24 \
+    -vf "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p10le" -c:v libx265 -preset ultrafast \
+    -x265-params "log-level=error:bframes=0:keyint=60:colorprim=bt709:transfer=bt709:colormatrix=bt709:range=limited" \
+    -f hevc "$fixtures/sdr10-320x240.hevc.tmp" && mv "$fixtures/sdr10-320x240.hevc.tmp" "$fixtures/sdr10-320x240.hevc" \
+    || fail "encoding the 10-bit SDR fixture with ffmpeg/libx265 failed"
+fi
 cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360.hevc"   # what `connect --demo` streams
 
 # --- one VM run for every check
@@ -122,6 +138,11 @@ HDR_CHANGE_FIXTURE='hdr10-change-320x240.hevc'
 HDR_MASTER_DISPLAY_2='$hdr_master2'
 HDR_MAX_CLL_2='$hdr_cll2'
 HDR_FRAMES='5,36'
+HDR_STREAM_FIXTURE='hdr10-nosei-320x240.hevc'
+SDR10_FIXTURE='sdr10-320x240.hevc'
+HDR_STREAM_FRAMES='10,40'
+HDR_STREAM_SECONDS=6
+HDR_HOST_METADATA='c233c4864c1db80bd084803e133d4240808d5b00c80000005802fa00'
 OVERLAY_FIXTURE='glass-1024x768.hevc'
 OVERLAY_FRAMES='5,20'
 OVERLAY_DEMO_FRAMES='60'
@@ -134,6 +155,9 @@ AUDIO_MIC_SECONDS=4
 AUDIO_MARKER_EVERY=100
 AUDIO_LOSS=1
 AUDIO_JITTER_MS=2
+AUDIO_51_SECONDS=8
+AUDIO_51_SKIP=2
+AUDIO_51_CAPTURE_SECONDS=2
 AUTOCONNECT_SH='$here/guest/autoconnect.sh'
 HOTPLUG_SH='$here/guest/hotplug.sh'
 HOTPLUG_FIXTURE='glass-1024x768.hevc'

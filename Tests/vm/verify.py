@@ -1000,6 +1000,15 @@ def check_hdr(out, fixtures, env):
         report(ok, "hdr fixture SEI", f"{name}: ffprobe side data {'equals' if ok else 'differs from'} "
                f"master-display {master} max-cll {cll}")
 
+    # the 10-bit SDR fixture is what it claims, as libavcodec reads it: Main 10, BT.709 all three
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                        "stream=profile,pix_fmt,color_primaries,color_transfer,color_space", "-of", "json",
+                        os.path.join(fixtures, env["SDR10_FIXTURE"])], capture_output=True, text=True)
+    st = (json.loads(r.stdout or "{}").get("streams") or [{}])[0]
+    report(st.get("profile") == "Main 10" and st.get("pix_fmt") == "yuv420p10le"
+           and (st.get("color_primaries"), st.get("color_transfer"), st.get("color_space")) == ("bt709", "bt709", "bt709"),
+           "hdr sdr10 fixture", f"ffprobe: {st}")
+
     def off(c):
         return c is not None and c["hdr_output_metadata"] == 0 and c["colorspace_name"] == "Default"
 
@@ -1015,7 +1024,8 @@ def check_hdr(out, fixtures, env):
     # case, exit status, [(state file suffix, expected blob or None for off)]
     cases = (("pq", 0, [(f"during-frame-{frames[0]}", first), (f"during-frame-{frames[1]}", second)]),
              ("pq-term", 143, [("during", first)]),
-             ("sdr", 0, [(f"during-frame-{frames[0]}", None)]))
+             ("sdr", 0, [(f"during-frame-{frames[0]}", None)]),
+             ("sdr10", 0, [(f"during-frame-{frames[0]}", None)]))
     for case, rc_want, during in cases:
         name = f"hdr-{case}"
         before, after = read_hdr_state(out, f"{name}-before"), read_hdr_state(out, f"{name}-after")
@@ -1028,10 +1038,166 @@ def check_hdr(out, fixtures, env):
             figures.append(f"{suffix}: {show(c)}" + ("" if good or c is None or want is None
                                                      else f" bytes {c['bytes']} want {want.hex()}"))
         stderr = read_text(os.path.join(out, name + ".stderr"))
-        signal_ok = ('"signal":"SDR' in stderr) if case == "sdr" else (case != "pq" or '"signal":"HDR10 (BT2020_RGB)"' in stderr)
+        signal_ok = ('"signal":"SDR' in stderr) if case.startswith("sdr") else (case != "pq" or '"signal":"HDR10 (BT2020_RGB)"' in stderr)
         ok = rc == rc_want and off(before) and shown and signal_ok and off(after)
         report(ok, f"hdr {case}", f"exit {rc} (want {rc_want}); before: {show(before)}; " + "; ".join(figures)
                + f"; after: {show(after)}" + ("" if ok else f" | {stderr_hint(out, name)}"))
+    # the sink's capability from the EDID the kernel exposes on the connector, then HDR10 streamed
+    state = read_hdr_state(out, "hdr-stream-before")
+    panel = check_hdr_sink(out, bytes.fromhex(state.get("edid", "")) if state else None)
+    check_hdr_stream(out, env, panel)
+
+
+def edid_facts(edid):
+    """What an EDID says about HDR, read here from the bytes by VESA E-EDID 1.3 and CTA-861 (not by
+    the kiosk's parser): the base block's 10-bit chromaticity codes, the first HDR Static Metadata
+    Data Block's payload (after the extended tag) and the first Colorimetry Data Block's."""
+    lo_rg, lo_bw = edid[25], edid[26]
+    codes = {"red": ((edid[27] << 2) | (lo_rg >> 6 & 3), (edid[28] << 2) | (lo_rg >> 4 & 3)),
+             "green": ((edid[29] << 2) | (lo_rg >> 2 & 3), (edid[30] << 2) | (lo_rg & 3)),
+             "blue": ((edid[31] << 2) | (lo_bw >> 6 & 3), (edid[32] << 2) | (lo_bw >> 4 & 3)),
+             "white": ((edid[33] << 2) | (lo_bw >> 2 & 3), (edid[34] << 2) | (lo_bw & 3))}
+    hdr = colorimetry = None
+    for k in range(1, len(edid) // 128):
+        b = edid[128 * k:128 * (k + 1)]
+        if b[0] != 2:
+            continue
+        at, end = 4, min(b[2], 127)
+        while at < end:
+            tag, n = b[at] >> 5, b[at] & 31
+            if at + 1 + n > end:
+                break
+            if tag == 7 and n >= 1:
+                if b[at + 1] == 6 and hdr is None:
+                    hdr = b[at + 2:at + 1 + n]
+                elif b[at + 1] == 5 and colorimetry is None:
+                    colorimetry = b[at + 2:at + 1 + n]
+            at += 1 + n
+    return codes, hdr, colorimetry
+
+
+def edid_decode_says(edid):
+    """edid-decode's reading of the same bytes: {chromaticity: {name: (x, y) as printed}, eotfs: [..],
+    max/avg/min: cd/m² as printed, colorimetry: [..]}; None when edid-decode is not installed."""
+    import shutil
+    if not shutil.which("edid-decode"):
+        return None
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".bin") as f:
+        f.write(edid)
+        f.flush()
+        text = subprocess.run(["edid-decode", f.name], capture_output=True, text=True).stdout
+    said = {"chromaticity": {}, "eotfs": [], "colorimetry": []}
+    for name in ("Red", "Green", "Blue", "White"):
+        m = re.search(rf"^\s*{name}\s*: ([0-9.]+), ([0-9.]+)$", text, re.M)
+        if m:
+            said["chromaticity"][name.lower()] = (m.group(1), m.group(2))
+    eotf_names = {"Traditional gamma - SDR luminance range": "SDR", "Traditional gamma - HDR luminance range": "HDR",
+                  "SMPTE ST2084": "PQ", "Hybrid Log-Gamma": "HLG"}
+    said["eotfs"] = [v for k, v in eotf_names.items() if re.search(rf"^\s*{re.escape(k)}$", text, re.M)]
+    for key, label in (("max", "max luminance"), ("avg", "max frame-average luminance"), ("min", "min luminance")):
+        m = re.search(rf"Desired content {label}: \d+ \(([0-9.]+) cd/m\^2\)", text)
+        said[key] = float(m.group(1)) if m else None
+    block = re.search(r"Colorimetry Data Block:\n((?:\s{4,}\S+\n)+)", text)
+    said["colorimetry"] = block.group(1).split() if block else []
+    return said
+
+
+def check_hdr_sink(out, edid):
+    """`kiosk probe`'s HDR capability of vkms's connector against the EDID the kernel exposes:
+    HDR10 with the panel metadata CTA-861.3's formulas give, and the facts edid-decode prints."""
+    rc = rc_of(out, "hdr-probe")
+    try:
+        devices = devices_in(json.loads(read_text(os.path.join(out, "hdr-probe.json"))), [])
+    except ValueError:
+        devices = []
+    conns = [c for d in devices if d.get("driver") == "vkms" for c in d.get("connectors", []) if c.get("connected")]
+    hdr = conns[0].get("hdr") if conns else None
+    if not edid or hdr is None:
+        report(False, "hdr sink capability", f"probe exit {rc}; EDID {len(edid or b'')} B from kmstool; "
+               f"vkms connector hdr member {hdr!r} | {stderr_hint(out, 'hdr-probe')}")
+        return None
+    codes, block, colorimetry = edid_facts(edid)
+    figures, ok = [], hdr.get("capability") == "hdr10" and block is not None
+    # CTA-861.3: peak and frame average 50·2^(CV/32) cd/m², black = peak·(CV/255)²/100
+    peak = 50 * 2 ** (block[2] / 32) if block is not None and len(block) > 2 and block[2] else None
+    fall = 50 * 2 ** (block[3] / 32) if block is not None and len(block) > 3 and block[3] else None
+    black = peak * (block[4] / 255) ** 2 / 100 if peak and len(block) > 4 else None
+    want = {name: [(c * 50000 + 512) // 1024 for c in codes[name]] for name in codes}
+    want.update(max_luminance=round(peak or 0), max_cll=round(peak or 0), max_fall=round(fall or 0),
+                min_luminance=round((black or 0) * 10000))
+    got = hdr.get("panel_metadata") or {}
+    bad = [k for k, v in want.items() if got.get(k) != v]
+    ok = ok and not bad
+    figures.append(f"capability {hdr.get('capability')} ({hdr.get('reason')}); panel metadata "
+                   + ("= CTA-861.3 of the EDID" if not bad else f"differs in {bad}: {got} want {want}")
+                   + f" (peak {peak and round(peak, 3)} cd/m², frame average {fall and round(fall, 3)}, black {black and round(black, 4)})")
+    said = edid_decode_says(edid)
+    facts = hdr.get("edid") or {}
+    if said is None:
+        figures.append("edid-decode not installed: not cross-checked")
+    else:
+        h = facts.get("hdr_static_metadata") or {}
+        chroma = facts.get("chromaticity") or {}
+        printed = {k: tuple(f"0.{v * 10000 // 1024:04d}" for v in chroma.get(k, [0, 0])) for k in ("red", "green", "blue", "white")}
+        agree = (printed == said["chromaticity"] and h.get("eotfs") == said["eotfs"]
+                 and all(said[k] is not None and h.get(f) is not None and abs(h[f] - said[k]) < 0.0006
+                         for k, f in (("max", "max_cd_m2"), ("avg", "max_frame_average_cd_m2"), ("min", "min_cd_m2")))
+                 and facts.get("colorimetry") == said["colorimetry"])
+        ok = ok and agree
+        figures.append(f"edid-decode {'agrees' if agree else 'disagrees'}: EOTFs {said['eotfs']}, "
+                       f"{said['max']}/{said['avg']}/{said['min']} cd/m², colorimetry {said['colorimetry']}"
+                       + ("" if agree else f" [kiosk {facts}]"))
+    report(ok and rc == 0, "hdr sink capability", f"probe exit {rc}; " + "; ".join(figures))
+    return want
+
+
+def check_hdr_stream(out, env, panel):
+    """One `kiosk connect` session from pf-testhost in HDR10: while it streams, vkms's connector
+    carries the host's 0xCE body laid out as struct hdr_output_metadata (CTA-861.3 static metadata
+    type 1: primaries R, G, B, peak in cd/m²) with Colorspace BT2020_RGB; SDR before and after. The
+    client's hello (pf-testhost's client_hello line) asks for 10-bit and HDR and carries the panel's
+    metadata as tag 13."""
+    import struct
+    body = bytes.fromhex(env["HDR_HOST_METADATA"])
+    g, b, r, w = (struct.unpack_from("<2H", body, 4 * i) for i in range(4))
+    lmax, lmin, cll, fall = struct.unpack_from("<IIHH", body, 16)
+    want = struct.pack("<IBB8HHHHH2x", 0, 2, 0, *r, *g, *b, *w, (lmax + 5000) // 10000, lmin, cll, fall)
+    name = "hdr-stream"
+    rc = rc_of(out, name)
+    before, after = read_hdr_state(out, f"{name}-before"), read_hdr_state(out, f"{name}-after")
+    off = lambda c: c is not None and c["hdr_output_metadata"] == 0 and c["colorspace_name"] == "Default"
+    figures, shown = [], True
+    for n in env["HDR_STREAM_FRAMES"].split(","):
+        c = read_hdr_state(out, f"{name}-during-frame-{n}")
+        good = (c is not None and c["hdr_output_metadata"] != 0 and bytes.fromhex(c["bytes"]) == want
+                and c["colorspace_name"] == "BT2020_RGB")
+        shown = shown and good
+        figures.append(f"picture {n}: " + ("no state" if c is None else
+                       f"blob {c['hdr_output_metadata']} {'= host 0xCE per CTA-861.3' if good else c['bytes'] + ' want ' + want.hex()}"
+                       f" Colorspace {c['colorspace_name']}"))
+    hello = None
+    for line in read_text(os.path.join(out, f"{name}-host.stdout")).splitlines():
+        if line.startswith('{"client_hello"'):
+            hello = json.loads(line)["client_hello"]
+    hello_ok, hello_fig = False, "no client_hello line"
+    if hello is not None:
+        caps = hello.get("video_caps", 0)
+        tag13 = bytes.fromhex(hello["display_hdr"]) if hello.get("display_hdr") else None
+        fields = None
+        if tag13 is not None and len(tag13) == 28:
+            gb = struct.unpack_from("<8HIIHH", tag13)
+            fields = {"green": list(gb[0:2]), "blue": list(gb[2:4]), "red": list(gb[4:6]), "white": list(gb[6:8]),
+                      "max_luminance": gb[8], "min_luminance": gb[9], "max_cll": gb[10], "max_fall": gb[11]}
+        # the peak travels in 0.0001 cd/m²: within half a cd/m² of the panel's (whole cd/m² there)
+        hello_ok = (caps & 0x03 == 0x03 and fields is not None and panel is not None
+                    and all(fields[k] == panel[k] for k in ("green", "blue", "red", "white", "min_luminance", "max_cll", "max_fall"))
+                    and abs(fields["max_luminance"] - panel["max_luminance"] * 10000) <= 5000)
+        hello_fig = f"hello video_caps 0x{caps:02x} display_hdr {hello.get('display_hdr')}" + ("" if hello_ok else f" (want the panel's {panel})")
+    ok = rc == 0 and off(before) and shown and off(after) and hello_ok
+    report(ok, "hdr stream (pf-testhost HDR10 → kiosk connect on vkms)",
+           f"exit {rc}; before {'SDR' if off(before) else before}; " + "; ".join(figures)
+           + f"; after {'SDR' if off(after) else after}; {hello_fig}" + ("" if ok else f" | {stderr_hint(out, name)}"))
 
 
 # ---------------------------------------------------------------- audio
@@ -1155,6 +1321,25 @@ def played_pairs(pairs, capture, spans):
         i = bisect.bisect_right(starts, t) - 1
         return i >= 0 and t <= spans[i][1]
     return [(a, p) for a, p in pairs if not concealed(a) and not concealed(a + p)]
+
+
+def check_latency_split(out):
+    """The stats line's latency split in a live session on glass (the audio check's stereo session
+    on vkms): pf-testhost sends 0xCF (the hello asks for host timing), so host, network, decode,
+    display and total each get a p50/p95 in some window, all finite and ≥ 0, the total at least the
+    display share."""
+    name = "latency split: host, network, decode, display and total in the stats line (0xCF joined)"
+    if not os.path.exists(os.path.join(out, "audio-kiosk.flips")):
+        return report(True, name + " — skipped", "no vkms: the session ran headless")
+    lines = [r["latency"] for r in read_jsonl(os.path.join(out, "audio-kiosk.stdout")) if isinstance(r.get("latency"), dict)]
+    keys = ["host_ms", "network_ms", "decode_ms", "display_ms", "total_ms"]
+    full = [l for l in lines if all(isinstance(l.get(k), dict) and l[k].get("p50") is not None for k in keys)]
+    def sane(l):
+        return all(0 <= l[k]["p50"] <= l[k]["p95"] < 2000 for k in keys) and l["total_ms"]["p50"] >= l["display_ms"]["p50"]
+    last = full[-1] if full else (lines[-1] if lines else None)
+    report(bool(full) and all(sane(l) for l in full), name,
+           f"{len(lines)} stats lines with a split, {len(full)} complete; last: "
+           + (", ".join(f"{k} {last[k]['p50']}/{last[k]['p95']}" if isinstance(last.get(k), dict) else f"{k} null" for k in keys) if last else "none"))
 
 
 def check_audio(out):
@@ -1319,6 +1504,83 @@ def check_audio(out):
           and mirrored >= AUDIO_MIN_MIRRORED and len(latencies) >= 3 and lat[-1] <= AUDIO_MAX_MARKER_LATENCY_MS
           and "hw:Loopback,0" in startup and mic_ok and (not gap_judged or gap_ms < AUDIO_GAP_MS)
           and (not clean or snr >= AUDIO_MIN_SNR_DB))
+    report(ok, name, figures)
+
+
+# pf-testhost's per-channel tones (OpusSurroundTone.frequenciesHz), wire order FL FR FC LFE RL RR
+AUDIO_51_TONES = [500.0, 900.0, 1300.0, 70.0, 1700.0, 2900.0]
+AUDIO_51_WIRE = ["FL", "FR", "FC", "LFE", "RL", "RR"]
+AUDIO_51_MIN_LEVEL = 0.008       # a tone's peak block level on its own channel (full scale 1)
+AUDIO_51_MIN_SEPARATION_DB = 12  # median over the blocks it played of its level there over any other channel's
+AUDIO_51_BLOCK = 4800            # 0.1 s: a whole number of cycles of every tone
+
+
+def check_audio_surround(out):
+    """Issue 34: the kiosk asked 6 channels, the host granted 6 and sent a different tone per
+    channel; the capture of the loopback's far end must hold each tone on the ALSA channel the
+    device's channel order names for the tone's position (the kiosk's start-up line says whether
+    it set the wire order as the map or reordered into ALSA's default FL FR RL RR FC LFE).
+
+    A TCG guest cannot decode 6-channel Opus in real time (libopus multistream decode under
+    qemu-user TCG: 6.2 ms per 5 ms packet; 87 µs natively), so the sink underruns and conceals
+    much of the session and the capture is choppy. The routing is judged on the 0.1 s blocks
+    where a tone played on its channel (at least half its loudest block there): Hann-windowed
+    levels at the tone's frequency, its channel's against every other channel's."""
+    name = "audio 5.1: a tone per channel → kiosk → 6-channel snd-aloop, each on its speaker's ALSA channel"
+    rc = rc_of(out, "audio-51-kiosk")
+    host = read_jsonl(os.path.join(out, "audio-51-host.stdout"))
+    session = next((r["audio_session"] for r in host if "audio_session" in r), None)
+    hello = next((r["client_hello"] for r in host if "client_hello" in r), None)
+    startup = next((l for l in read_text(os.path.join(out, "audio-51-kiosk.stderr")).splitlines() if "audio on " in l), "")
+    stats = [r["audio"] for r in read_jsonl(os.path.join(out, "audio-51-kiosk.stdout")) if "audio" in r]
+    try:
+        raw = open(os.path.join(out, "audio-51-capture.raw"), "rb").read()
+    except OSError:
+        raw = b""
+    pos = "(?:FL|FR|FC|LFE|RL|RR|SL|SR)"
+    m = re.search(r"(?:channel map|as sent \(|default map) (" + pos + "(?: " + pos + ")*)", startup)
+    positions = m.group(1).split() if m else []
+    block = AUDIO_51_BLOCK
+    frames = len(raw) // 12
+    if rc != 0 or not session or session.get("channels") != 6 or len(positions) != 6 or frames < 5 * block:
+        return report(False, name, f"kiosk rc {rc}, host session {session}, hello asked "
+                      f"{hello.get('audio_channels') if hello else None} ch, device order {positions}, {frames} frames captured; "
+                      f"{stderr_hint(out, 'audio-51-kiosk')} | {read_text(os.path.join(out, 'audio-51-arecord.stderr'))[-200:]}")
+    import array
+    samples = array.array("h")
+    samples.frombytes(raw[:frames * 12])
+    hann = [0.5 - 0.5 * math.cos(2 * math.pi * (i + 0.5) / block) for i in range(block)]
+
+    def level(ch, hz, start):
+        w = 2 * math.pi * hz / AUDIO_RATE
+        re_ = im_ = 0.0
+        for i in range(block):
+            v = samples[(start + i) * 6 + ch] * hann[i] / 32768.0
+            re_ += v * math.cos(w * i)
+            im_ += v * math.sin(w * i)
+        return 4 * math.sqrt(re_ * re_ + im_ * im_) / block  # a sine's amplitude (Hann gain ½)
+
+    starts = list(range(0, frames - block + 1, block))
+    ok, parts = True, []
+    for c, position in enumerate(AUDIO_51_WIRE):
+        want = positions.index(position)
+        hz = AUDIO_51_TONES[c]
+        per = [[level(ch, hz, b) for ch in range(6)] for b in starts]
+        peak = max(p[want] for p in per)
+        played = [p for p in per if peak > 0 and p[want] >= peak / 2]
+        seps = sorted(20 * math.log10(p[want] / max(max(p[ch] for ch in range(6) if ch != want), 1e-9)) for p in played)
+        sep = seps[len(seps) // 2] if seps else 0.0
+        totals = [sum(p[ch] for p in played) for ch in range(6)]
+        found = max(range(6), key=lambda ch: totals[ch])
+        good = found == want and peak >= AUDIO_51_MIN_LEVEL and sep >= AUDIO_51_MIN_SEPARATION_DB
+        ok &= good
+        parts.append(f"{position} {hz:.0f} Hz on ALSA ch {found} (want {want}), peak {peak:.3f}, {sep:.0f} dB over the rest "
+                     f"(median of {len(played)} blocks)" + ("" if good else " ✗"))
+    last = stats[-1] if stats else {}
+    figures = (f"hello asked {hello.get('audio_channels') if hello else '?'} ch, host granted {session}; device order "
+               f"{' '.join(positions)}; {len(starts)} × 0.1 s: " + "; ".join(parts)
+               + f"; sink: played {last.get('played')}, concealed {last.get('concealed_ms')} ms, xruns {last.get('xruns')}"
+               + f"; {startup.split('audio on ', 1)[-1][:200]}")
     report(ok, name, figures)
 
 
@@ -1505,6 +1767,8 @@ def main():
         check_input(a.out, report)
     if "audio" in checks:
         check_audio(a.out)
+        check_audio_surround(a.out)
+        check_latency_split(a.out)
     if "hotplug" in checks:
         check_hotplug(out=a.out)
     if "autoconnect" in checks:

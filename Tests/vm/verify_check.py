@@ -2,12 +2,12 @@
 bochs-drm's, the first card with one connected) and with --display on vkms (a real 60 Hz vblank
 timer), and the text report.
 The guest has no VA-API device, so decode must say so cleanly ("not available", never "ok"); the
-JSON must parse, list the six sections in order and carry the exit status the process returned.
+JSON must parse, list the seven sections in order and carry the exit status the process returned.
 """
 import json
 import os
 
-SECTIONS = ["decode", "display", "sound", "input", "network", "box"]
+SECTIONS = ["decode", "display", "sound", "input", "network", "box", "hello"]
 
 
 def _read(out, name):
@@ -37,7 +37,7 @@ def _judge_json(out, name, report):
     sections = {s["id"]: s for s in doc.get("sections", [])}
     ids = [s["id"] for s in doc.get("sections", [])]
     ok = ids == SECTIONS and rc in (0, 1) and doc.get("exit_code") == rc
-    report(ok, f"{name}: --json parses, six sections, exit status as documented",
+    report(ok, f"{name}: --json parses, seven sections, exit status as documented",
            f"exit {rc}, exit_code {doc.get('exit_code')}, verdict {doc.get('verdict')}, sections "
            + ", ".join(f"{s['id']}={s['verdict']}" for s in doc.get("sections", [])))
     decode = sections.get("decode", {})
@@ -54,6 +54,14 @@ def _judge_json(out, name, report):
         and decode.get("verdict") in ("not available", "degraded") and sw.get("verdict") in ("ok", "degraded")
     report(ok, f"{name}: decode says \"no VA-API device\" cleanly",
            f"{decode.get('verdict')}: {first.get('why', '')[:160]}; software rung {sw.get('verdict')}: {sw.get('why', '')[:120]}")
+    # the hello section: every capability the hello decides, each with its value and reason
+    hello = sections.get("hello", {})
+    subjects = [f["subject"] for f in hello.get("findings", [])]
+    want = ["10-bit video", "HDR10", "multi-slice frames", "streamed frames", "host timing", "media cipher",
+            "sound channels", "redundant audio", "device name"]
+    report(subjects == want and all(f["verdict"] == "ok" and " — " in f["why"] for f in hello.get("findings", [])),
+           f"{name}: the hello section says what the box asks a host for and why",
+           "; ".join(f"{f['subject']}: {f['why'][:70]}" for f in hello.get("findings", []))[:600])
     failed = [f"{s['id']}/{f['subject']}: {f['why']}" for s in doc.get("sections", []) for f in s["findings"] if f["verdict"] == "failed"]
     if failed:
         print(f"     {name} failed findings: " + " | ".join(failed)[:600], flush=True)

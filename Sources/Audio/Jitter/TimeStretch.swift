@@ -61,6 +61,10 @@
 /// Telling the jitter buffer the delay *after* the debt is paid (step 2) keeps it from asking
 /// again for what is already owed while a debt waits for its seam (and from overshooting once
 /// the period is cut).
+/// More than two channels (5.1, 7.1): the pitch is judged on one channel, the loudest over the
+/// correlation window at each search (NetEq judges multichannel audio on one "master" channel
+/// too), so a search costs what a mono one does whatever the channel count — the seams still cut
+/// every channel at the same frame. Stereo is judged on both channels as one, as above.
 /// At most two correlation searches per pull (the periodicity verdict, then the seam's), each
 /// `(maxLag − minLag + 2) × C × channels` multiply-adds (the energies slide, `2 × channels` per
 /// lag): 1.6 M at 48 kHz stereo for the two, plus one backward check of a removal's lag — docs/PERFORMANCE.md "Catch-up without a pitch shift" states the
@@ -145,6 +149,10 @@ public struct TimeStretch {
 
     let historyCapacity: Int
     var store: [Float]
+    /// More than two channels: the loudest channel of the searched span of `store`, one float per
+    /// frame at the same frame indices (filled by each `search`; `fitsBackward` and the verdict's
+    /// energies read what the search of the same pull filled).
+    var analysis: [Float]
     var scratch: [Float]
     /// Correlation per lag of the last search.
     var correlation: [Float]
@@ -177,6 +185,7 @@ public struct TimeStretch {
         let pull = maxLag + 1 + window + maxPushFrames + maxLag
         store = [Float](repeating: 0, count: (historyCapacity + pull + maxPushFrames) * channels)
         scratch = [Float](repeating: 0, count: pull * channels)
+        analysis = [Float](repeating: 0, count: channels > 2 ? historyCapacity + pull + maxPushFrames : 0)
         correlation = [Float](repeating: 0, count: maxLag + 2)
     }
 
@@ -316,9 +325,9 @@ public struct TimeStretch {
         _ = search(lags: minLag...(maxLag + 1), forward: false)
         // A low correlation against history that is much quieter or louder (a fade, a pause, the
         // first audio after quiet) says nothing about pitch: no verdict yet, the debt waits.
-        let c = channels, n = correlationWindow * channels
-        let (recent, oldest) = store.withUnsafeBufferPointer { s in
-            let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
+        let c = analysisStride, n = correlationWindow * c
+        let (recent, oldest) = withAnalysis { s in
+            let a = s + (historyCapacity + window - correlationWindow) * c
             let b = a - (maxLag + 1) * c
             return (Self.dot(a, a, n), Self.dot(b, b, n))
         }
@@ -341,9 +350,9 @@ public struct TimeStretch {
     /// to judge, yes. One dot product and two energies.
     func fitsBackward(_ lag: Int) -> Bool {
         guard history >= correlationWindow - window + lag else { return true }
-        let c = channels, n = correlationWindow * channels
-        let r: Float = store.withUnsafeBufferPointer { s in
-            let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
+        let c = analysisStride, n = correlationWindow * c
+        let r: Float = withAnalysis { s in
+            let a = s + (historyCapacity + window - correlationWindow) * c
             let b = a - lag * c
             let ea = Self.dot(a, a, n), eb = Self.dot(b, b, n)
             return ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
@@ -360,27 +369,33 @@ public struct TimeStretch {
     ///   the best peak, −1 when there was none).
     mutating func search(lags: ClosedRange<Int>, forward: Bool) -> Int? {
         counters.searches += 1
-        let c = channels, n = correlationWindow * channels
+        fillAnalysis()
+        let c = analysisStride, n = correlationWindow * c
         let first = lags.lowerBound
-        store.withUnsafeBufferPointer { s in
-            correlation.withUnsafeMutableBufferPointer { r in
-                let a = s.baseAddress! + (historyCapacity + window - correlationWindow) * c
-                let ea = Self.dot(a, a, n)
-                var eb: Float = 0
-                for lag in lags {
-                    let b = forward ? a + lag * c : a - lag * c
-                    if (lag - first) % 64 == 0 {
-                        eb = Self.dot(b, b, n)  // exact now and then; slid in between
-                    } else if forward {  // b moved one frame later
-                        let gone = b - c, new = b + n - c
-                        eb += Self.dot(new, new, c) - Self.dot(gone, gone, c)
-                    } else {  // b moved one frame earlier
-                        let gone = b + n
-                        eb += Self.dot(b, b, c) - Self.dot(gone, gone, c)
-                    }
-                    r[lag - first] = ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
+        let start = historyCapacity + window - correlationWindow
+        // The analysed samples: `store` itself (≤ 2 channels) or the loudest channel's copy.
+        func correlate(_ s: UnsafePointer<Float>, _ r: UnsafeMutableBufferPointer<Float>) {
+            let a = s + start * c
+            let ea = Self.dot(a, a, n)
+            var eb: Float = 0
+            for lag in lags {
+                let b = forward ? a + lag * c : a - lag * c
+                if (lag - first) % 64 == 0 {
+                    eb = Self.dot(b, b, n)  // exact now and then; slid in between
+                } else if forward {  // b moved one frame later
+                    let gone = b - c, new = b + n - c
+                    eb += Self.dot(new, new, c) - Self.dot(gone, gone, c)
+                } else {  // b moved one frame earlier
+                    let gone = b + n
+                    eb += Self.dot(b, b, c) - Self.dot(gone, gone, c)
                 }
+                r[lag - first] = ea > 0 && eb > 0 ? Self.dot(a, b, n) / (ea * eb).squareRoot() : 0
             }
+        }
+        if channels > 2 {
+            analysis.withUnsafeBufferPointer { s in correlation.withUnsafeMutableBufferPointer { correlate(s.baseAddress!, $0) } }
+        } else {
+            store.withUnsafeBufferPointer { s in correlation.withUnsafeMutableBufferPointer { correlate(s.baseAddress!, $0) } }
         }
         var best: Float = -1
         for i in 1..<(lags.count - 1) where correlation[i] > correlation[i - 1] && correlation[i] >= correlation[i + 1] {
@@ -396,6 +411,34 @@ public struct TimeStretch {
             return first + i
         }
         return nil
+    }
+
+    /// Floats per frame of what the searches analyse: all channels up to stereo, else one.
+    var analysisStride: Int { channels > 2 ? 1 : channels }
+
+    /// The analysed samples from frame 0 (`analysisStride` floats per frame).
+    func withAnalysis<R>(_ body: (UnsafePointer<Float>) -> R) -> R {
+        channels > 2 ? analysis.withUnsafeBufferPointer { body($0.baseAddress!) } : store.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// More than two channels: copies the channel with the most energy over the correlation
+    /// window into `analysis`, over every frame a search, its sliding energies, the backward check
+    /// and the verdict's energies read (the window ± `maxLag + 2`).
+    mutating func fillAnalysis() {
+        guard channels > 2 else { return }
+        let c = channels, start = historyCapacity + window - correlationWindow
+        let lo = max(0, start - maxLag - 2), hi = min(store.count / c, start + correlationWindow + maxLag + 2)
+        store.withUnsafeBufferPointer { s in
+            analysis.withUnsafeMutableBufferPointer { m in
+                var loudest = 0, most: Float = -1
+                for ch in 0..<c {
+                    var e: Float = 0
+                    for f in start..<(start + correlationWindow) { let v = s[f * c + ch]; e += v * v }
+                    if e > most { most = e; loudest = ch }
+                }
+                for f in lo..<hi { m[f] = s[f * c + loudest] }
+            }
+        }
     }
 
     /// How far below the best peak a shorter lag's peak may be and still be taken.

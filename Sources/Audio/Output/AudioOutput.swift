@@ -30,6 +30,10 @@ public final class AudioOutput: @unchecked Sendable {
         /// Reopen backoff after a device failure: doubles from `minBackoffNs` to `maxBackoffNs`.
         public var minBackoffNs: UInt64 = 100_000_000
         public var maxBackoffNs: UInt64 = 3_000_000_000
+        /// Channels the device plays (`AudioChannelCapability`); nil: as many as the stream has.
+        /// Fewer than the stream's: the stream is folded down (`ChannelDownmix`) and the device
+        /// opened with 6 or 2.
+        public var deviceChannels: Int?
 
         public init(device: String, reason: String) { self.device = device; self.reason = reason }
     }
@@ -129,6 +133,9 @@ private final class Sink {
     let decoder: AudioDecoder
     var jitter: AudioJitterBuffer<Int>
     let channels: Int
+    /// Channels the device is opened with (≤ `channels`), and the fold onto them when fewer.
+    let deviceChannels: Int
+    let downmix: ChannelDownmix?
     let rate: Int
     let frameSamples: Int
     /// Packet bytes by jitter slot (`seq & (capacity − 1)`), with each slot's primary/previous lengths.
@@ -145,6 +152,8 @@ private final class Sink {
     /// Frames the last render handed out (fewer than a period: the next one is wanted at once).
     var lastEmitted = Int.max
     var routed: [Float]
+    /// One period folded onto `deviceChannels` (wire order), when `downmix` is set.
+    var mixed: [Float]
     var outBytes: [UInt8]
     /// Device-format frames of the current period not yet written, from `pendingOffset`.
     var pendingFrames = 0
@@ -171,6 +180,9 @@ private final class Sink {
         // The format was validated by AudioOutput.init.
         decoder = try! AudioDecoder(format: owner.format)
         channels = decoder.channels
+        let outChannels = ChannelDownmix.outputChannels(stream: channels, device: settings.deviceChannels ?? channels)
+        downmix = outChannels < channels ? ChannelDownmix(from: channels, to: outChannels) : nil
+        deviceChannels = downmix?.outputChannels ?? channels
         rate = decoder.sampleRate
         var c = JitterConfiguration()
         c.sampleRate = rate
@@ -186,6 +198,7 @@ private final class Sink {
         decoded = [Float](repeating: 0, count: decoder.maxFramesPerPacket * channels)
         stretched = [Float](repeating: 0, count: maxFrames * channels)
         routed = [Float](repeating: 0, count: maxFrames * channels)
+        mixed = [Float](repeating: 0, count: downmix == nil ? 0 : maxFrames * channels)
         outBytes = [UInt8](repeating: 0, count: max(maxFrames, settings.periodFrames * settings.maxPeriods) * channels * 4)
         periods = settings.periods
         backoffNs = settings.minBackoffNs
@@ -231,7 +244,7 @@ private final class Sink {
     @discardableResult
     func open() -> String? {
         do throws(AlsaPCM.Failure) {
-            let device = try AlsaPCM(name: settings.device, channels: channels, rate: rate,
+            let device = try AlsaPCM(name: settings.device, channels: deviceChannels, rate: rate,
                                      periodFrames: settings.periodFrames, periods: periods)
             pcm = device
             if everOpened {
@@ -444,12 +457,22 @@ private final class Sink {
         }
     }
 
-    /// Routes `frames` of `stretched` into the device's channel order and sample format.
+    /// Folds `frames` of `stretched` onto the device's channels (when it has fewer), routes them
+    /// into its channel order and converts them to its sample format.
     func encode(frames: Int, device: AlsaPCM) {
         let routing = device.routing
-        let channels = channels
-        stretched.withUnsafeBufferPointer { wire in
-            routed.withUnsafeMutableBufferPointer { out in routing.route(wire, into: out, frames: frames, channels: channels) }
+        let channels = deviceChannels
+        if let downmix {
+            stretched.withUnsafeBufferPointer { wire in
+                mixed.withUnsafeMutableBufferPointer { out in downmix.mix(wire, into: out, frames: frames) }
+            }
+            mixed.withUnsafeBufferPointer { wire in
+                routed.withUnsafeMutableBufferPointer { out in routing.route(wire, into: out, frames: frames, channels: channels) }
+            }
+        } else {
+            stretched.withUnsafeBufferPointer { wire in
+                routed.withUnsafeMutableBufferPointer { out in routing.route(wire, into: out, frames: frames, channels: channels) }
+            }
         }
         let samples = frames * channels
         routed.withUnsafeBufferPointer { src in
@@ -508,16 +531,29 @@ private final class Sink {
 
     func format() -> String {
         switch owner.format {
-        case .opus(let layout): return "Opus \(layout.channels) ch, 48 kHz"
-        case .pcm(let c, let r, let b): return "PCM \(c) ch, \(r) Hz, \(b)-bit"
+        case .opus(let layout): return "Opus \(layout.channels) ch, 48 kHz" + folded
+        case .pcm(let c, let r, let b): return "PCM \(c) ch, \(r) Hz, \(b)-bit" + folded
         }
     }
 
+    /// " downmixed to 2 ch (…)" when the device has fewer channels than the stream.
+    var folded: String {
+        guard let downmix else { return "" }
+        let how = downmix.outputChannels == 2 ? "ITU-R BS.775: centre and surrounds at −3 dB, LFE left out" : "side pair into the rear pair at −3 dB"
+        return " downmixed to \(downmix.outputChannels) ch (\(how); scaled never to clip)"
+    }
+
+    /// How the channels reach the device, naming each device channel's position in order
+    /// (`channel map FL FR FC LFE RL RR set`): the VM's surround check reads it.
     func describe(_ routing: ChannelRouting) -> String {
+        let names: [ChannelRouting.Position: String] = [.frontLeft: "FL", .frontRight: "FR", .frontCenter: "FC", .lowFrequency: "LFE",
+                                                        .rearLeft: "RL", .rearRight: "RR", .sideLeft: "SL", .sideRight: "SR"]
+        func list(_ p: [ChannelRouting.Position]) -> String { p.map { names[$0] ?? "?" }.joined(separator: " ") }
+        let n = deviceChannels
         switch routing {
-        case .asIs: return "channel order as sent"
-        case .setMap: return "channel map set to the wire order"
-        case .reorder: return "channels reordered to ALSA's default map"
+        case .asIs: return "channel order as sent (\(list(ChannelRouting.wireOrder(channels: n))))"
+        case .setMap: return "channel map \(list(ChannelRouting.wireOrder(channels: n))) set"
+        case .reorder: return "channels reordered to ALSA's default map \(list(ChannelRouting.alsaDefaultOrder(channels: n)))"
         }
     }
 }

@@ -49,13 +49,17 @@ public struct AudioOutputStats: Sendable, Equatable {
     public init() {}
 
     /// The JSON members for the per-second stats line (`"audio":{…}`), no braces around the whole.
+    /// `concealed` counts lost packets played as PLC or quiet (the same count as `lost`: every
+    /// packet never played is concealed once); `recovered` those rebuilt from a 0xD2 copy, which
+    /// are not lost.
     public var jsonMembers: String {
         func ms(_ ns: Int64) -> String { String(format: ns, digits: 3) }
         let latency = latencyNs.map(ms) ?? "null"
         let skew = skewNs.map(ms) ?? "null"
         return "\"open\":\(open),\"buffer_ms\":\(ms(jitter.queuedNs)),\"delay_ms\":\(ms(jitter.delayNs)),"
             + "\"target_ms\":\(ms(jitter.targetNs)),\"device_ms\":\(ms(deviceDelayNs)),\"concealed_ms\":\(ms(jitter.concealedNs)),"
-            + "\"muted_ms\":\(ms(jitter.mutedNs)),\"lost\":\(jitter.lostPackets),\"recovered\":\(jitter.recoveredPackets),"
+            + "\"muted_ms\":\(ms(jitter.mutedNs)),\"lost\":\(jitter.lostPackets),\"concealed\":\(jitter.lostPackets),"
+            + "\"recovered\":\(jitter.recoveredPackets),"
             + "\"late\":\(jitter.latePackets),\"xruns\":\(xruns),\"reopens\":\(reopens),\"latency_ms\":\(latency),"
             + "\"skew_ms\":\(skew),\"sync_floor_ms\":\(ms(syncFloorNs)),\"wake_late_max_ms\":\(ms(wakeLateMaxNs)),"
             + "\"conceal_run_max_ms\":\(ms(concealRunMaxNs)),"

@@ -27,9 +27,11 @@ public enum KMSProbe {
                 "{\"mode\":\(JSON.string(m.name)),\"refresh_mhz\":\(m.refreshMilliHz),\"preferred\":\(m.preferred)}"
             }
             let hdr = props["HDR_OUTPUT_METADATA"] != nil, cs = props["Colorspace"] != nil
+            let sink = device.hdrCapability(connector: c.id)
             return "{\"id\":\(c.id),\"name\":\(JSON.string(c.name)),\"connected\":\(c.connected),"
                 + "\"possible_crtcs\":\(c.possibleCRTCs),\"crtc\":\(c.currentCRTC),"
-                + "\"hdr_output_metadata\":\(hdr),\"colorspace\":\(cs),\"modes\":[\(modes.joined(separator: ","))]}"
+                + "\"hdr_output_metadata\":\(hdr),\"colorspace\":\(cs),"
+                + "\"hdr\":\(SinkHDRCapability.json(sink.capability, edid: sink.edid)),\"modes\":[\(modes.joined(separator: ","))]}"
         }
         let planes = device.planes.compactMap { device.plane($0) }.map { p -> String in
             let formats = p.formats.keys.sorted { $0.rawValue < $1.rawValue }.map { f in

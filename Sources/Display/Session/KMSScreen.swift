@@ -98,6 +98,8 @@ public final class KMSScreen: Screen {
     public var deviceNode: String? { presenter.device.path }
     public var connectorName: String? { presenter.connector.name }
     public var isActive: Bool { presenter.isActive }
+    /// Read afresh from the connector on each call (a hot-plug may bring another TV).
+    public var hdrCapability: ScreenHDRCapability { presenter.device.hdrCapability(connector: presenter.connector.id).capability }
 
     // MARK: - Waiting
 

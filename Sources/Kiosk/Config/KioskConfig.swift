@@ -82,9 +82,29 @@ public struct KioskConfig: Sendable, Equatable {
     /// The box goes to standby by itself after the shell sat this long without input
     /// (`standby-after`: minutes, or seconds with `s`, e.g. `30` or `90s`; default off), seconds.
     public var standbyAfterSeconds: Int?
+    /// What the hello may ask a host for (`hdr`, `ten-bit`, `audio-channels`, `audio-redundancy`,
+    /// `streamed-frames`, `device-name`); unset keys keep `HelloSettings`' defaults.
+    public var hdr: Bool?
+    public var tenBit: Bool?
+    public var audioChannels: HelloSettings.Channels?
+    public var audioRedundancy: Bool?
+    public var streamedFrames: Bool?
+    public var deviceName: String?
     public private(set) var problems: [Problem] = []
 
     public init() {}
+
+    /// The hello settings these keys give (defaults for the unset ones).
+    public var helloSettings: HelloSettings {
+        var s = HelloSettings()
+        if let hdr { s.hdr = hdr }
+        if let tenBit { s.tenBit = tenBit }
+        if let audioChannels { s.audioChannels = audioChannels }
+        if let audioRedundancy { s.audioRedundancy = audioRedundancy }
+        if let streamedFrames { s.streamedFrames = streamedFrames }
+        s.deviceName = deviceName
+        return s
+    }
 
     public func host(_ id: String) -> SavedHost? { hosts.first { $0.id == id } }
 
@@ -148,6 +168,22 @@ public struct KioskConfig: Sendable, Equatable {
         case "input-grab":
             guard let b = bool() else { return "input-grab must be true or false, not \"\(value)\"" }
             inputGrab = b
+        case "hdr", "ten-bit", "audio-redundancy", "streamed-frames":
+            guard let b = bool() else { return "\(key) must be on or off, not \"\(value)\"" }
+            switch key {
+            case "hdr": hdr = b
+            case "ten-bit": tenBit = b
+            case "audio-redundancy": audioRedundancy = b
+            default: streamedFrames = b
+            }
+        case "audio-channels":
+            guard let c = HelloSettings.Channels(value) else { return "audio-channels must be auto, 2, 6 or 8, not \"\(value)\"" }
+            audioChannels = c
+        case "device-name":
+            guard value.utf8.count <= 64, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+                return "device-name must be at most 64 bytes without control characters"
+            }
+            deviceName = value.isEmpty ? nil : value
         case "cec", "cec-tv-on", "cec-tv-off", "cec-standby-ends-stream":
             guard let b = bool() else { return "\(key) must be true or false, not \"\(value)\"" }
             switch key {
@@ -219,6 +255,12 @@ public struct KioskConfig: Sendable, Equatable {
         add("cec-tv-off", cecTVOff.map { $0 ? "true" : "false" })
         add("cec-standby-ends-stream", cecStandbyEndsStream.map { $0 ? "true" : "false" })
         add("standby-after", standbyAfterSeconds.map { $0 % 60 == 0 ? "\($0 / 60)" : "\($0)s" })
+        add("hdr", hdr.map { $0 ? "on" : "off" })
+        add("ten-bit", tenBit.map { $0 ? "on" : "off" })
+        add("audio-channels", audioChannels?.description)
+        add("audio-redundancy", audioRedundancy.map { $0 ? "on" : "off" })
+        add("streamed-frames", streamedFrames.map { $0 ? "on" : "off" })
+        add("device-name", deviceName)
         for host in hosts {
             lines.append("")
             lines.append("host.\(host.id).name = \(host.name ?? "")")

@@ -327,6 +327,10 @@ public final class KioskRunner {
             options.hello.mode = Mode(width: UInt32(mode.width), height: UInt32(mode.height), refreshHz: UInt32(max(1, mode.vrefresh)))
         }
         let decodes = screen != nil || configuration.decodeWhenHeadless
+        let audio = makeAudio()
+        let plan = helloPlan(base: options.hello, audio: audio, rungs: configuration.decoder, settings: configuration.hello)
+        options.hello = plan.hello
+        say("hello: " + plan.summary)
         let displayNode = screen?.deviceNode
         var decoding = DecoderLadder.Configuration(rungs: configuration.decoder, openVADisplay: {
             try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)
@@ -339,8 +343,8 @@ public final class KioskRunner {
                 return
             }
         }
-        let audio = makeAudio()
         let live = LiveStats(audio: audio)
+        pipeline.stage?.latency = live.latency
         let screenStats = self.screenStats
         screenStats.text = nil
         let printStats = configuration.statsLines == .always || (configuration.statsLines == .whenHeadless && screen == nil)
@@ -392,6 +396,10 @@ public final class KioskRunner {
                     if let hold = stage?.pictureHold, line.hasSuffix("}") {
                         line.removeLast()
                         line += ",\(hold.jsonMember)}"
+                    }
+                    if stage != nil, line.hasSuffix("}") {
+                        line.removeLast()
+                        line += ",\(live.latency.figures(second: stats.second).jsonMember)}"
                     }
                     if let d = screenStats.text, line.hasSuffix("}") {
                         line.removeLast()
@@ -639,6 +647,7 @@ public final class KioskRunner {
                 self.shell.note(t.name)
             }
             self.overlay?.shown(frame: id, flipNs: flipNs, readyNs: readyNs, nowNs: MonotonicClock.nowNs())
+            live?.latency.shown(id: id, glassNs: flipNs)
             guard let audio else { return }
             let t = captureTimes[Int(id % 64)]
             if t.id == id, flipNs >= t.ns { audio.noteVideoOnGlass(latencyNs: flipNs - t.ns) }
@@ -652,6 +661,7 @@ public final class KioskRunner {
                                                  height: picture.height - crop.top - crop.bottom) {
                 events.post(.notice(sentence: sentence))
             }
+            live?.latency.noteFrame(id: id, ptsNs: picture.pts)
             if let live, overlay != nil || audio != nil {
                 let clock = live.clockOffsetNs.map { CaptureClock(offsetNs: $0, realtimeMinusMonotonicNs: realtimeMinusMonotonic) }
                 let origin = clock?.localMonotonicNs(hostPtsNs: picture.pts)

@@ -55,6 +55,9 @@ public struct RunnerConfiguration {
     public var probeKbps: UInt32?
     /// The name a host shows for this device when pairing.
     public var deviceName: String
+    /// What a session's hello may ask for (the config's `hdr`, `audio-channels`, …), narrowed to
+    /// what the box can do by `HelloPlan`.
+    public var hello = HelloSettings()
     /// Test-harness hooks; the product leaves them empty.
     public var harness: HarnessHooks
     /// The video bitrate the host is asked for, kbit/s (nil: the host's choice).

@@ -126,6 +126,9 @@ final class ShellServices {
         case "software": configuration.decoder = [.software]
         default: configuration.decoder = DecoderRungKind.automatic
         }
+        configuration.hello.hdr = settings.hdr
+        configuration.hello.audioChannels = settings.audioChannels
+        configuration.hello.audioRedundancy = settings.audioRedundancy
         if let device = settings.audioDevice {
             configuration.audio = .device(device)
         } else if case .device = configuration.audio {

@@ -50,7 +50,18 @@ extension ClientSession {
                 process(au)
             }
         }
+        // 0xCF host timing joined to each AU by pts (data-plane.md §7.5); arrivals are taken to
+        // the session media clock: monotonic + (realtime − monotonic) + (host − client offset).
+        var timingJoin = HostTimingJoin()
+        let frameTiming = onFrameTiming
+        let realtimeMinusMonotonic = MonotonicClock.realtimeMinusMonotonicNs()
         receiver.video.onAccessUnit = { au in
+            if let frameTiming, au.lastArrivalNs != 0 {
+                let toSession = realtimeMinusMonotonic &+ self.clockOffsetNs
+                timingJoin.accessUnit(.init(frame: au.frame, ptsNs: au.ptsNs, host: nil,
+                                            firstArrivalNs: Int64(bitPattern: au.firstArrivalNs) &+ toSession,
+                                            lastArrivalNs: Int64(bitPattern: au.lastArrivalNs) &+ toSession), emit: frameTiming)
+            }
             if epochHold.mustHold(epoch: au.epoch) {
                 epochHold.hold(HeldFrame(au), epoch: au.epoch, bytes: au.data.count)
                 return
@@ -74,7 +85,7 @@ extension ClientSession {
         var probe = ProbeMeter()
         driver.onMedia = { datagram in
             let packets = receiver.probePackets, bytes = receiver.probeBytes
-            do { try receiver.receive(datagram) } catch { rejected += 1 }
+            do { try receiver.receive(datagram, arrivalNs: MonotonicClock.nowNs()) } catch { rejected += 1 }
             if receiver.probePackets != packets {
                 probe.arrived(count: receiver.probePackets - packets, wireBytes: receiver.probeBytes - bytes, now: MonotonicClock.nowNs())
             }
@@ -172,6 +183,9 @@ extension ClientSession {
                         audioPackets += 1
                         onAudio?(packet)
                     case .media, .clockEcho: break
+                    case .hostTiming(let timing):
+                        if let frameTiming { timingJoin.hostTiming(timing, emit: frameTiming) }
+                        onHostDatagram?(datagram)
                     default: onHostDatagram?(datagram)
                     }
                 case .streamData(let stream, let bytes, _) where stream == params.controlStream:

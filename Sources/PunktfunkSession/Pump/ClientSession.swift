@@ -165,14 +165,18 @@ public final class ClientSession {
     }
 
     /// Native 1080p60 HEVC (the display path replaces the mode with the panel's), AES-128-GCM
-    /// first, and only the features this client implements: StreamConfig epochs (bit 32),
-    /// Redirect-following (bit 34), speed-test results (`probeSeq`), stereo Opus.
+    /// alone without VIDEO_CAP_CHACHA20 (control-plane.md §3.2 tag 2), and only what every
+    /// box running this client honours: StreamConfig epochs (bit 32), Redirect-following (bit
+    /// 34), speed-test results (`probeSeq`), host timing (0xCF) and streamed AUs (§2.3),
+    /// CLIENT_CAP_EXT, stereo Opus. What depends on the box (10-bit, HDR, surround, redundant
+    /// audio, multi-slice, ChaCha20, its name) the kiosk's `HelloPlan` adds.
     public static var defaultHello: ClientHello {
         var h = ClientHello(mode: Mode(width: 1920, height: 1080, refreshHz: 60))
-        h.suites = [.aes128GCM, .chaCha20Poly1305]
+        h.suites = [.aes128GCM]
         h.videoCodecs = .hevc
         h.audioChannels = 2
-        h.features = FeatureSet(videoCaps: [.probeSeq], bits: [FeatureBit.streamConfig, FeatureBit.profiles])
+        h.features = FeatureSet(videoCaps: [.probeSeq, .hostTiming, .streamedAU], clientCaps: [.ext],
+                                bits: [FeatureBit.streamConfig, FeatureBit.profiles])
         h.clientLabel = "punktfunk-kiosk"
         return h
     }
@@ -194,6 +198,10 @@ public final class ClientSession {
     public var onAudio: ((AudioPacket) -> Void)?
     /// Every other host datagram: rumble, HID output, cursor, host timing, HDR metadata, unknown.
     public var onHostDatagram: ((HostDatagram) -> Void)?
+    /// Each complete video AU's pre-client time split (host share from its 0xCF, joined by pts;
+    /// network share from its packets' arrival on the session clock), once known — in arrival
+    /// order, a frame waiting for its 0xCF up to `HostTimingJoin.slots` AUs. Pump thread.
+    public var onFrameTiming: ((HostTimingJoin.Frame) -> Void)?
     /// Control-stream messages after the handshake (StreamConfig epochs, Reconfigured,
     /// BitrateChanged, ProbeResult, …), including those held during the clock rounds.
     public var onControl: ((ControlMessage) -> Void)?

@@ -51,6 +51,9 @@ public final class HostHandshake {
         public var pairingStep: UInt64 = 60_000_000_000
         /// §6.2 step 5: after PairResult and FIN, wait this long for the client's close, ns (5 s).
         public var pairingLinger: UInt64 = 5_000_000_000
+        /// Fits a `.serverHello` decision to the client's ClientHello just before it is sent
+        /// (what the host grants depends on what the client asked: channels, redundant audio, …).
+        public var answerHello: ((ClientHello, inout ServerHello) -> Void)?
 
         public init(decision: Decision, pendingCount: Int = 0, pendingEvery: UInt64 = HandshakeLimits.pendingEveryNs,
                     streamConfig: StreamConfig? = StreamConfig(epoch: 0),
@@ -371,6 +374,7 @@ public final class HostHandshake {
     private func decide(now: UInt64) throws(HandshakeError) {
         switch script.decision {
         case .serverHello(var hello):
+            if let answerHello = script.answerHello, let clientHello { answerHello(clientHello, &hello) }
             var rng = SystemRandomNumberGenerator()
             let id = SessionID(bytes: (0..<SessionID.length).map { _ in UInt8.random(in: 0...255, using: &rng) })!
             hello.sessionID = id

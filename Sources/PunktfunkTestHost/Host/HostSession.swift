@@ -3,6 +3,7 @@ import Glibc
 import PunktfunkWire
 import SystemClock
 import PunktfunkSession
+import Audio
 
 /// A single-session test host pump (issue 3 item 4) on the calling thread: listen with
 /// `QuicListener` (Retry), run `HostHandshake`, then send `accessUnits` in a loop at `fps` through
@@ -71,6 +72,14 @@ public final class HostSession: @unchecked Sendable {
         /// packet (or nil to skip), sent as an 0xC9 audio datagram.
         public var audioSource: (@Sendable (UInt32) -> [UInt8]?)?
         public var audioFrameNs: UInt64 = 5_000_000
+        /// Sound channels the ServerHello grants (2, 6, 8; tag 17); nil follows the client's ask.
+        /// 6 and 8 need `makeAudioSource` (`HostAudioPlan`).
+        public var audioChannels: UInt8?
+        /// Builds the audio source for the layout granted to the client (replaces `audioSource`).
+        public var makeAudioSource: (@Sendable (OpusLayout) -> (@Sendable (UInt32) -> [UInt8]?))?
+        /// Send 0xD2 (the packet and its predecessor, data-plane.md §5.2) with HOST_CAP_AUDIO_RED
+        /// to a client that set CLIENT_CAP_AUDIO_RED.
+        public var audioRedundancy = true
         /// The audio clock's error against CLOCK_MONOTONIC, ppm: packets are produced every
         /// `audioFrameNs × (1 + ppm/10⁶)` (a host DAC clock running slow for > 0), pts stamped on
         /// that clock.
@@ -95,6 +104,19 @@ public final class HostSession: @unchecked Sendable {
         /// the pts a client derives from it (the session's realtime origin + whole µs), on the
         /// session thread.
         public var onVideoFrame: (@Sendable (UInt32, UInt64, Int64) -> Void)?
+        /// Stream each AU slice by slice (data-plane.md §2.3) to a client whose hello has
+        /// STREAMED_AU (slice mode with MULTI_SLICE too, else full-K blocks).
+        public var streamedAU = false
+        /// Simulated encode time per slice, ns: the AU's slices come out of the "encoder" one per
+        /// this interval (0: all at once), whether sent streamed or whole.
+        public var sliceEncodeNs: UInt64 = 0
+        /// Streamed slice-mode blocks wait for this many whole shards (the host's
+        /// MIN_STREAM_BLOCK_SHARDS, §2.3: 16).
+        public var minStreamBlockShards = Packetizer.defaultMinStreamBlockShards
+        /// Video datagrams leave paced at this link rate, bits/s (0: as fast as the socket takes them).
+        public var paceBitsPerSecond: UInt64 = 0
+        /// Each 0xCF host-timing datagram sent (to a client with HOST_TIMING), with its frame.
+        public var onHostTiming: (@Sendable (UInt32, HostTiming) -> Void)?
         /// Host datagrams (rumble, HID output, cursor, …) and control messages (StreamConfig,
         /// Reconfigured, …) sent when the frame counter reaches `frame`.
         public var events: [ScriptedEvent] = []
@@ -102,6 +124,9 @@ public final class HostSession: @unchecked Sendable {
         public var hostCaps: HostCaps = []
         public var hostCaps2: HostCaps2 = []
         public var grants: AccessGrants = .all
+        /// HDR10 (data-plane.md §7.4): ServerHello and StreamConfig say bit depth 10 and BT.2020/PQ
+        /// `[9,16,9,0]`, and this 0xCE body is sent as a datagram right before every keyframe.
+        public var hdrMetadata: HDRMetadata?
 
         public init(identity: TLSIdentity, bind: SocketAddress, accessUnits: [[UInt8]]) {
             self.identity = identity
@@ -118,6 +143,8 @@ public final class HostSession: @unchecked Sendable {
     /// Each control message the client sends after Ready (e.g. INPUT_EVENT key edges), with the
     /// host monotonic time (ns).
     public var onClientControl: ((ControlMessage, UInt64) -> Void)?
+    /// The client's ClientHello, once per session as soon as the handshake has decoded it.
+    public var onClientHello: ((ClientHello) -> Void)?
 
     private let lock = NSLock()
     private var stopRequested = false
@@ -137,6 +164,12 @@ public final class HostSession: @unchecked Sendable {
 
     /// Frames handed to the packetizer (whether or not loss dropped their packets).
     public var framesSent: Int { lock.withLock { _framesSent } }
+    /// Of those, AUs streamed (§2.3: sentinel blocks left before the last slice was encoded), and
+    /// 0xCF datagrams sent.
+    public var streamedSent: Int { lock.withLock { _streamedSent } }
+    public var hostTimingsSent: Int { lock.withLock { _hostTimingsSent } }
+    private var _streamedSent = 0
+    private var _hostTimingsSent = 0
     /// Feedback datagrams received.
     public var feedbackReceived: Int { lock.withLock { _feedbackReceived } }
     /// Media datagrams dropped by injected loss.
@@ -160,6 +193,9 @@ public final class HostSession: @unchecked Sendable {
     private var _keyframesForced = 0
     private var _schedule: [Int] = []
     private var _audioSent = 0
+    private var _audioPlan: HostAudioPlan?
+    /// What the ServerHello granted the client's sound (nil before it was sent).
+    public var audioPlan: HostAudioPlan? { lock.withLock { _audioPlan } }
     private var _blackoutDropped = 0
     private var _eventsSent = 0
 
@@ -231,13 +267,25 @@ public final class HostSession: @unchecked Sendable {
         hello.grants = options.grants
         // This host sends StreamConfig per epoch (the handshake's epoch 0, then each change).
         hello.features.insert(FeatureBit.streamConfig)
+        if options.hdrMetadata != nil {
+            hello.bitDepth = 10
+            hello.color = .hdr10
+        }
         let decision: HostHandshake.Decision = options.refuse.map { .refuse($0, reason: "refused by pf-testhost") }
             ?? options.redirect.map { .redirect($0) } ?? .serverHello(hello)
-        let handshake = HostHandshake(connection: connection,
-                                      script: .init(decision: decision, pendingCount: options.pendingCount,
-                                                    pendingEvery: options.pendingEveryNs,
-                                                    admission: options.admission, pairing: options.pairing),
-                                      now: MonotonicClock.nowNs())
+        var handshakeScript = HostHandshake.Script(decision: decision, pendingCount: options.pendingCount,
+                                                   pendingEvery: options.pendingEveryNs,
+                                                   admission: options.admission, pairing: options.pairing)
+        if options.hdrMetadata != nil { handshakeScript.streamConfig = StreamConfig(epoch: 0, bitDepth: 10, color: .hdr10) }
+        // Sound: channels, layout and redundancy as the client asked and this host can (HostAudioPlan).
+        let audioOptions = options
+        handshakeScript.answerHello = { [self] client, hello in
+            let plan = HostAudioPlan(client: client, fixedChannels: audioOptions.audioChannels,
+                                     surround: audioOptions.makeAudioSource != nil, redundancy: audioOptions.audioRedundancy)
+            plan.apply(to: &hello)
+            lock.withLock { _audioPlan = plan }
+        }
+        let handshake = HostHandshake(connection: connection, script: handshakeScript, now: MonotonicClock.nowNs())
 
         var sender: MediaSender?
         var rng = SplitMix64(seed: options.seed)
@@ -254,6 +302,11 @@ public final class HostSession: @unchecked Sendable {
         var audioIndex: UInt64 = 0
         var audioStartRealtime: UInt64 = 0
         var audioRNG = SplitMix64(seed: options.seed &+ 0xA0D10)
+        /// The session's audio source (`makeAudioSource` for the granted layout, else `audioSource`),
+        /// whether 0xD2 is in use, and the previous packet produced (its redundant copy).
+        var audioSource = options.makeAudioSource == nil ? options.audioSource : nil
+        var audioRedundant = false
+        var previousAudio: [UInt8] = []
         let audioLossThreshold = UInt64(min(max(options.audioLossPercent, 0), 100) / 100 * Double(UInt64.max))
         let audioPeriod = Double(options.audioFrameNs) * (1 + options.audioSkewPPM / 1e6)
         /// Audio datagrams held back by the jitter injection: (send time, bytes), unordered.
@@ -281,6 +334,7 @@ public final class HostSession: @unchecked Sendable {
         var mode = Mode(width: 1920, height: 1080, refreshHz: UInt32(options.fps.rounded()))
         var controlHandled = 0
         var probe: ProbeBurst?
+        var helloReported = false
 
         while !stopping {
             let now = MonotonicClock.nowNs()
@@ -290,7 +344,7 @@ public final class HostSession: @unchecked Sendable {
             var timeout: UInt64 = probe == nil ? 5_000_000 : 500_000
             if sender != nil {
                 timeout = nextFrame > now ? min(nextFrame - now, timeout) : 0
-                if options.audioSource != nil { timeout = nextAudio > now ? min(nextAudio - now, timeout) : 0 }
+                if audioSource != nil { timeout = nextAudio > now ? min(nextAudio - now, timeout) : 0 }
                 if let due = heldAudio.map(\.at).min() { timeout = due > now ? min(due - now, timeout) : 0 }
             }
             let events: [QuicEvent]
@@ -331,6 +385,10 @@ public final class HostSession: @unchecked Sendable {
                     onClientDatagram?(decoded, MonotonicClock.nowNs())
                 }
                 try? handshake.handle(event, now: MonotonicClock.nowNs(), hostNs: MonotonicClock.realtimeNs())
+                if !helloReported, let clientHello = handshake.clientHello {
+                    helloReported = true
+                    onClientHello?(clientHello)
+                }
                 if event == .closed { return }
             }
             if let d = handshake.nextDeadline, d <= MonotonicClock.nowNs() {
@@ -353,7 +411,8 @@ public final class HostSession: @unchecked Sendable {
                         mode = request.mode
                         epoch &+= 1
                         forceKeyframe = true
-                        replies.append(.streamConfig(StreamConfig(epoch: epoch, mode: mode)))
+                        replies.append(.streamConfig(options.hdrMetadata == nil ? StreamConfig(epoch: epoch, mode: mode)
+                                                     : StreamConfig(epoch: epoch, mode: mode, bitDepth: 10, color: .hdr10)))
                     }
                 case .setBitrate(let request):
                     replies.append(.bitrateChanged(BitrateChanged(kbps: request.kbps)))
@@ -380,11 +439,16 @@ public final class HostSession: @unchecked Sendable {
                                      packetizer: Packetizer(shardBytes: options.shardBytes, maxDataPerBlock: options.maxDataPerBlock,
                                                             fecPercent: options.fecPercent),
                                      aead: GnuTLSMediaAEAD.factory)
+                sender?.packetizer.minStreamBlockShards = options.minStreamBlockShards
                 nextFrame = MonotonicClock.nowNs()
                 nextAudio = nextFrame
                 audioStart = nextFrame
                 audioStartRealtime = MonotonicClock.realtimeNs()
                 audioFirstDue = audioStart
+                // No plan: the ServerHello was not built here (a raw one): stereo, no 0xD2.
+                let plan = lock.withLock { _audioPlan }
+                audioRedundant = plan?.redundant ?? false
+                if let make = options.makeAudioSource { audioSource = make(plan?.opusLayout ?? .stereo) }
                 if options.videoAtAudioMarkers > 0 { videoGrid = VideoFrameGrid(anchorNs: nextFrame, fps: options.fps) }
                 markerFramePending = false
             }
@@ -419,7 +483,7 @@ public final class HostSession: @unchecked Sendable {
             }
             // Audio every `audioFrameNs` on the (skewed) audio clock, stamped on it; dropped with
             // everything else during a blackout, and by the audio loss/jitter injection.
-            if let source = options.audioSource, MonotonicClock.nowNs() >= nextAudio {
+            if let source = audioSource, MonotonicClock.nowNs() >= nextAudio {
                 let due = nextAudio
                 let ptsNs = audioStartRealtime &+ (due &- audioStart)
                 audioIndex += 1
@@ -438,13 +502,19 @@ public final class HostSession: @unchecked Sendable {
                         markerFramePending = true
                         nextFrame = due
                     }
-                    let packet = HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: ptsNs, payload: payload)))
+                    // §5.2: 0xD2 carries the previous packet produced, whether or not it was lost.
+                    let packet = audioRedundant
+                        ? HostDatagram.audio(.redundant(RedundantAudioFrame(seq: audioSeq, ptsNs: ptsNs, primary: payload, previous: previousAudio)))
+                        : HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: ptsNs, payload: payload)))
+                    previousAudio = payload
                     if audioLossThreshold == 0 || audioRNG.next() >= audioLossThreshold {
                         let bound = options.audioJitterBurst?.bound(sinceFirstNs: due &- audioFirstDue, steadyJitterNs: options.audioJitterNs)
                             ?? options.audioJitterNs
                         let hold = bound == 0 ? 0 : audioRNG.next() % (bound + 1)
                         heldAudio.append((at: MonotonicClock.nowNs() + hold, bytes: packet.encoded))
                     }
+                } else {
+                    previousAudio = []
                 }
                 audioSeq &+= 1
             }
@@ -501,6 +571,9 @@ public final class HostSession: @unchecked Sendable {
                     userFlags = frame == 0 || keyframes.contains(auIndex) ? AccessUnit.keyframeFlag : 0
                 }
                 options.onFrameSent?(frame, au, userFlags)
+                if let m = options.hdrMetadata, userFlags & AccessUnit.keyframeFlag != 0, !blackedOut {
+                    _ = try? connection.sendDatagram(HostDatagram.hdrMetadata(m).encoded)
+                }
                 if live != nil {
                     if recentAUs.count == 32 { recentAUs.removeFirst() }
                     recentAUs.append((frame, au, userFlags, ptsMicros, epoch))
@@ -512,19 +585,38 @@ public final class HostSession: @unchecked Sendable {
                 }
                 var dropped = 0
                 var bytesOut: UInt64 = 0
+                // Streamed (§2.3) only toward a client with STREAMED_AU; slice mode with MULTI_SLICE.
+                let caps = handshake.clientHello?.features.videoCaps ?? []
+                let streamed: Packetizer.StreamedMode? = options.streamedAU && caps.contains(.streamedAU)
+                    ? (caps.contains(.multiSlice) ? .slices : .fullBlocks) : nil
+                let sent: SlicedSend.Times
                 do {
-                    try au.withUnsafeBytes { raw in
-                        try sender.send(raw, frame: frame, epoch: epoch, userFlags: userFlags,
-                                        ptsMicros: ptsMicros) { datagram in
-                            if blackedOut || loseThis || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
-                            bytesOut += UInt64(datagram.count)
-                            _ = try socket.send(datagram, to: remote)
-                        }
+                    sent = try SlicedSend.send(au, sender: sender, frame: frame, epoch: epoch, userFlags: userFlags,
+                                               ptsMicros: ptsMicros, streamed: streamed, sliceEncodeNs: options.sliceEncodeNs,
+                                               paceBitsPerSecond: options.paceBitsPerSecond) { datagram in
+                        if blackedOut || loseThis || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
+                        bytesOut += UInt64(datagram.count)
+                        _ = try socket.send(datagram, to: remote)
                     }
                 } catch let e as QuicError { throw .transport(e) } catch {
                     throw .transport(.invalidState("send: \(error)"))
                 }
-                options.onVideoFrame?(frame, capture, Int64(hello.clockOriginNs) &+ Int64((capture &- clockOriginMonoNs) / 1000) &* 1000)
+                if sent.sentEarly > 0 { lock.withLock { _streamedSent += 1 } }
+                let ptsNs = Int64(hello.clockOriginNs) &+ Int64((capture &- clockOriginMonoNs) / 1000) &* 1000
+                // 0xCF (§7.5) to a client with HOST_TIMING: capture → last packet sent, split into
+                // queue (capture → encode start), encode, pace (first → last packet).
+                if caps.contains(.hostTiming), !blackedOut {
+                    func us(_ ns: UInt64) -> UInt32 { UInt32(clamping: ns / 1000) }
+                    let timing = HostTiming(ptsNs: UInt64(ptsNs), hostUs: us(sent.lastSentNs &- capture),
+                                            stages: .init(queueUs: us(sent.encodeStartNs &- capture),
+                                                          encodeUs: us(sent.encodedNs &- sent.encodeStartNs),
+                                                          paceUs: us(sent.lastSentNs &- sent.firstSentNs)))
+                    if (try? connection.sendDatagram(HostDatagram.hostTiming(timing).encoded)) != nil {
+                        lock.withLock { _hostTimingsSent += 1 }
+                    }
+                    options.onHostTiming?(frame, timing)
+                }
+                options.onVideoFrame?(frame, capture, ptsNs)
                 let index = auIndex
                 lock.withLock {
                     _framesSent += 1

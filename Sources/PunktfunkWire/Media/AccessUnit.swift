@@ -17,6 +17,10 @@ public struct AccessUnit {
     public let recoveredShards: Int
     /// Media packets that carried this AU (data + parity received).
     public let packets: Int
+    /// When this AU's first and its completing packet arrived, in the receiver's arrival clock
+    /// (the pump: CLOCK_MONOTONIC ns); 0 when the caller gave no arrival times.
+    public var firstArrivalNs: UInt64 = 0
+    public var lastArrivalNs: UInt64 = 0
 
     public init(data: UnsafeRawBufferPointer, stream: MediaStream, frame: UInt32, epoch: UInt8, userFlags: UInt32,
                 ptsNs: Int64, recoveredShards: Int, packets: Int) {

@@ -59,11 +59,13 @@ public final class MediaReceiver {
     }
 
     /// Handles one media datagram (first byte `& 0xC0 == 0`). The datagram is not modified.
-    public func receive(_ datagram: UnsafeRawBufferPointer) throws(MediaError) {
+    /// `arrivalNs`: when it arrived (the pump: CLOCK_MONOTONIC ns; 0 = unknown), handed back in
+    /// each AU's `firstArrivalNs`/`lastArrivalNs`.
+    public func receive(_ datagram: UnsafeRawBufferPointer, arrivalNs: UInt64 = 0) throws(MediaError) {
         local.packetsReceived += 1
         local.bytesReceived += UInt64(datagram.count)
         do {
-            try process(datagram)
+            try process(datagram, arrivalNs)
         } catch {
             switch error {
             // Reassembler errors are counted by the reassembler itself.
@@ -74,7 +76,7 @@ public final class MediaReceiver {
         }
     }
 
-    private func process(_ d: UnsafeRawBufferPointer) throws(MediaError) {
+    private func process(_ d: UnsafeRawBufferPointer, _ arrivalNs: UInt64) throws(MediaError) {
         let n = d.count
         guard n >= MediaLimits.v2Overhead else { throw .tooShort(n) }
         guard n <= MediaLimits.maxDatagramBytes else { throw .tooLong(n) }
@@ -96,7 +98,7 @@ public final class MediaReceiver {
             probePackets &+= 1
             probeBytes &+= UInt64(n)
         }
-        try (stream == .video ? video : probe).handle(header: header, shard: shard, ptsNs: ptsNs)
+        try (stream == .video ? video : probe).handle(header: header, shard: shard, ptsNs: ptsNs, arrivalNs: arrivalNs)
     }
 
     /// Drops frames of an epoch 1…128 behind the newest (§4.4); a newer epoch becomes newest.

@@ -44,6 +44,8 @@ public final class Reassembler {
     /// Frames recently delivered or declared lost: `finished[f % 256].frame == f` marks f done.
     private var finished = [(frame: UInt32, delivered: Bool)](repeating: (.max, false), count: 256)
     private var bytesInFlight = 0
+    /// The arrival time of the shard being handled.
+    private var arrivalNs: UInt64 = 0
 
     public init(stream: MediaStream, limits: MediaLimits, fec: LeopardFEC = LeopardFEC()) {
         self.stream = stream
@@ -63,8 +65,11 @@ public final class Reassembler {
     }
 
     /// Takes one decrypted shard. `shard` is the P bytes after the header; `ptsNs` is the
-    /// header's pts already unwrapped onto the session clock.
-    public func handle(header h: MediaHeader, shard: UnsafeRawBufferPointer, ptsNs: Int64) throws(MediaError) {
+    /// header's pts already unwrapped onto the session clock; `arrivalNs` is when its datagram
+    /// arrived (any monotone clock; 0 = unknown), handed back as the AU's first/last arrival.
+    public func handle(header h: MediaHeader, shard: UnsafeRawBufferPointer, ptsNs: Int64,
+                       arrivalNs: UInt64 = 0) throws(MediaError) {
+        self.arrivalNs = arrivalNs
         do {
             try accept(h, shard, ptsNs)
         } catch {
@@ -119,6 +124,8 @@ public final class Reassembler {
         }
         slot.present[block.presentOffset + idx] = true
         slot.packets += 1
+        if slot.firstArrivalNs == 0 { slot.firstArrivalNs = arrivalNs }
+        slot.lastArrivalNs = max(slot.lastArrivalNs, arrivalNs)
         if idx < k {
             (slot.data + (base + idx) * p).copyMemory(from: shard.baseAddress!, byteCount: p)
             block.dataCount += 1
@@ -261,9 +268,11 @@ public final class Reassembler {
         if s.recovered > 0 { countLostPositions(s, parityToo: false) }
         markFinished(s.frame, delivered: true)
         if stream == .probe { counters.probeFramesDelivered += 1 } else { counters.framesDelivered += 1 }
-        let au = AccessUnit(data: UnsafeRawBufferPointer(start: s.data, count: length), stream: stream,
+        var au = AccessUnit(data: UnsafeRawBufferPointer(start: s.data, count: length), stream: stream,
                             frame: s.frame, epoch: s.epoch, userFlags: s.userFlags, ptsNs: s.ptsNs,
                             recoveredShards: s.recovered, packets: s.packets)
+        au.firstArrivalNs = s.firstArrivalNs
+        au.lastArrivalNs = s.lastArrivalNs
         onAccessUnit(au)
         finish(s)
     }
@@ -307,6 +316,9 @@ final class AUSlot {
     var shardBytes = 0
     var packets = 0
     var recovered = 0
+    /// Arrival of the AU's first accepted shard and of its newest (0 = unknown).
+    var firstArrivalNs: UInt64 = 0
+    var lastArrivalNs: UInt64 = 0
     /// `onShortTail` was called for this AU.
     var shortTailReported = false
     var blocks: [BlockState] = []
@@ -351,6 +363,8 @@ final class AUSlot {
         inUse = false
         packets = 0
         recovered = 0
+        firstArrivalNs = 0
+        lastArrivalNs = 0
         shortTailReported = false
         blocks.removeAll(keepingCapacity: true)
         present.removeAll(keepingCapacity: true)

@@ -11,6 +11,8 @@ public struct StatsCounters: Sendable, Equatable {
     public var audioLine: String?
     /// The picture's hold after loss (held how long and why, or the last hold); nil: no network.
     public var pictureLine: String?
+    /// Where a frame's time goes (host, network, decode, display), p50; nil: no live session yet.
+    public var latencyLine: String?
 
     public init(videoBytes: UInt64 = 0, decodedPictures: UInt64 = 0, decodeNs: UInt64 = 0, framesLost: UInt64? = nil) {
         self.videoBytes = videoBytes; self.decodedPictures = decodedPictures
@@ -35,11 +37,13 @@ public struct StatsFigures: Sendable, Equatable {
     public var audioLine: String?
     /// The picture-hold line likewise; nil: none.
     public var pictureLine: String?
+    /// The latency-split line likewise; nil: none.
+    public var latencyLine: String?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.fps == b.fps && a.mbps == b.mbps && a.lost?.interval == b.lost?.interval && a.lost?.total == b.lost?.total
             && a.decodeMs == b.decodeMs && a.latencyP50Ms == b.latencyP50Ms && a.latencyP95Ms == b.latencyP95Ms
-            && a.audioLine == b.audioLine && a.pictureLine == b.pictureLine
+            && a.audioLine == b.audioLine && a.pictureLine == b.pictureLine && a.latencyLine == b.latencyLine
     }
 
     /// The overlay's text: five lines (then the picture-hold line of a live stream and the audio line, when there are), fixed labels, `-` for a missing figure. `latencyLabel`
@@ -52,7 +56,7 @@ public struct StatsFigures: Sendable, Equatable {
             "loss    " + (lost.map { "\($0.interval)/s (total \($0.total))" } ?? "-"),
             "decode  \(f(decodeMs, 2)) ms",
             "\(latencyLabel) p50 \(f(latencyP50Ms, 1)) p95 \(f(latencyP95Ms, 1)) ms",
-        ] + (pictureLine.map { [$0] } ?? []) + (audioLine.map { [$0] } ?? [])
+        ] + (latencyLine.map { [$0] } ?? []) + (pictureLine.map { [$0] } ?? []) + (audioLine.map { [$0] } ?? [])
     }
 
     /// The text before the first interval closed.
@@ -120,6 +124,7 @@ public struct StatsWindow {
         }
         figures.audioLine = counters.audioLine
         figures.pictureLine = counters.pictureLine
+        figures.latencyLine = counters.latencyLine
         if pictures > 0 { figures.decodeMs = Double(decodeNs) / Double(pictures) / 1e6 }
         if !latencies.isEmpty {
             latencies.sort()

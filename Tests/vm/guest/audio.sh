@@ -48,4 +48,28 @@ kill $a_mic 2>/dev/null; wait $a_mic 2>/dev/null
 wait $a_host
 echo $? > "$O/audio-host.rc"
 cp "$a_cap" "$O/audio-capture.raw" 2>/dev/null
-echo "audio: kiosk exit $(cat "$O/audio-kiosk.rc"), host exit $(cat "$O/audio-host.rc"), $(grep -c audio_marker "$O/audio-host.stdout") markers, $(grep -c video_marker "$O/audio-host.stdout") marked frames, $(wc -l < "$O/audio-kiosk.flips" 2>/dev/null) flips, $(stat -c %s "$O/audio-capture.raw" 2>/dev/null) capture bytes"
+# third: one short 5.1 session (issue 34) — the kiosk asks 6 channels (--audio-channels 6), a
+# second pf-testhost grants what the hello asks and sends a different tone per channel; the kiosk
+# plays 6 channels to hw:Loopback,0 and arecord captures 6 channels from the far end.
+#   audio-51-host.{stdout,stderr,rc}   {"client_hello":…}, {"audio_session":{"channels":6,…}}
+#   audio-51-kiosk.{stdout,stderr,rc}  the start-up line names the device's channel map
+#   audio-51-capture.raw               S16_LE, 6 channels, 48 kHz
+rm -f "$O/audio-51-host.stderr" "$TMPDIR/audio-51.raw"
+timeout 60 "$TESTHOST" --port 9791 --bind 127.0.0.1 --fps 10 --hevc "$FIXTURES/$PACING_FIXTURE" --max-seconds 45 \
+  --audio --audio-channels auto > "$O/audio-51-host.stdout" 2> "$O/audio-51-host.stderr" &
+a51_host=$!
+wait_for "$O/audio-51-host.stderr" 'listening on' 30 || echo "audio 5.1: pf-testhost did not start"
+a51_fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/audio-51-host.stderr" | head -1)
+timeout "$KIOSK_TIMEOUT" "$KIOSK" connect 127.0.0.1:9791 --headless --fp "$a51_fp" --seconds "$AUDIO_51_SECONDS" \
+  --audio-device hw:Loopback,0 --audio-channels 6 < /dev/null > "$O/audio-51-kiosk.stdout" 2> "$O/audio-51-kiosk.stderr" &
+a51_kiosk=$!
+# record once the sound runs (the kiosk's start-up line), after it settled
+wait_for "$O/audio-51-kiosk.stderr" 'audio on ' 40 && sleep "$AUDIO_51_SKIP"
+timeout 20 arecord -q -D plughw:Loopback,1 -c 6 -f S16_LE -r 48000 -t raw -d "$AUDIO_51_CAPTURE_SECONDS" "$TMPDIR/audio-51.raw" \
+  2> "$O/audio-51-arecord.stderr"
+wait $a51_kiosk
+echo $? > "$O/audio-51-kiosk.rc"
+wait $a51_host
+echo $? > "$O/audio-51-host.rc"
+cp "$TMPDIR/audio-51.raw" "$O/audio-51-capture.raw" 2>/dev/null
+echo "audio: kiosk exit $(cat "$O/audio-kiosk.rc"), host exit $(cat "$O/audio-host.rc"), 5.1 session exit $(cat "$O/audio-51-kiosk.rc") ($(stat -c %s "$O/audio-51-capture.raw" 2>/dev/null) capture bytes), $(grep -c audio_marker "$O/audio-host.stdout") markers, $(grep -c video_marker "$O/audio-host.stdout") marked frames, $(wc -l < "$O/audio-kiosk.flips" 2>/dev/null) flips, $(stat -c %s "$O/audio-capture.raw" 2>/dev/null) capture bytes"

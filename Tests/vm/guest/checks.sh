@@ -194,12 +194,14 @@ elif selected dmabuf; then
   echo "dmabuf: no vgem device"
 fi
 
-# --- hdr: on vkms (patched to offer HDR_OUTPUT_METADATA and Colorspace), `kmstool hdr` records the
+# --- hdr: on vkms (patched to offer HDR_OUTPUT_METADATA and Colorspace and an HDR10 TV's EDID), `kmstool hdr` records the
 # connector's HDR signalling before, while frames HDR_FRAMES are on glass (the kiosk's screendump
 # handshake runs kmstool instead of a screendump) and after: the two-sequence HDR10 fixture (metadata
 # changes at frame 24) exiting normally ("pq"), the HDR10 fixture on SIGTERM ("pq-term"), then the
-# BT.709 fixture at the first of HDR_FRAMES ("sdr"). Evidence: hdr-<case>-{before,after}.jsonl, hdr-<case>-during-frame-<n>.jsonl
-# (pq-term: -during.jsonl), hdr-<case>.{rc,stderr}.
+# BT.709 fixture at the first of HDR_FRAMES ("sdr"), and a Main10 BT.709 one ("sdr10"). Evidence: hdr-<case>-{before,after}.jsonl, hdr-<case>-during-frame-<n>.jsonl
+# (pq-term: -during.jsonl), hdr-<case>.{rc,stderr}. Then `kiosk probe` (hdr-probe.json: the sink's
+# HDR capability) and one `kiosk connect` session from pf-testhost in HDR10 ("stream"; also
+# hdr-stream-host.stdout with the client_hello line).
 # hdr_run CASE FIXTURE FRAMES: present FIXTURE on vkms; at each @@SCREENDUMP record the state, then ack
 hdr_run() {
   n=hdr-$1
@@ -232,6 +234,36 @@ if selected hdr && [ -n "$VKMS" ]; then
   "$KMSTOOL" hdr "$VKMS" > "$O/$n-after.jsonl"
   echo "$n: exit $(cat "$O/$n.rc")"
   hdr_run sdr "$SMALL_FIXTURE" "${HDR_FRAMES%%,*}"
+  # 10-bit SDR: Main10 BT.709 gets no HDR signalling
+  hdr_run sdr10 "$SDR10_FIXTURE" "${HDR_FRAMES%%,*}"
+  # the sink's HDR capability as the kiosk reads it from vkms's EDID (patched in: an HDR10 TV)
+  timeout "$KIOSK_TIMEOUT" "$KIOSK" probe > "$O/hdr-probe.json" 2> "$O/hdr-probe.stderr"
+  echo $? > "$O/hdr-probe.rc"
+  # HDR10 end to end: pf-testhost streams the PQ fixture without SEI (ServerHello bit depth 10,
+  # colour [9,16,9,0]) and sends HDR_HOST_METADATA as 0xCE before each keyframe; `kmstool hdr`
+  # records the connector at pictures HDR_STREAM_FRAMES (the screendump handshake) and after exit
+  n=hdr-stream
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-before.jsonl"
+  timeout 90 "$TESTHOST" --port 0 --bind 127.0.0.1 --fps 30 --hevc "$FIXTURES/$HDR_STREAM_FIXTURE" \
+    --hdr-metadata "$HDR_HOST_METADATA" --max-seconds 60 > "$O/$n-host.stdout" 2> "$O/$n-host.stderr" &
+  hs_host=$!
+  wait_for "$O/$n-host.stderr" 'fingerprint' 60 || echo "$n: pf-testhost did not start: $(cat "$O/$n-host.stderr")"
+  hs_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$O/$n-host.stderr" | head -1)
+  hs_fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/$n-host.stderr" | head -1)
+  rm -f $TMPDIR/kiosk.in; mkfifo $TMPDIR/kiosk.in; exec 5<>$TMPDIR/kiosk.in
+  { timeout "$KIOSK_TIMEOUT" "$KIOSK" connect "127.0.0.1:$hs_port" --fp "$hs_fp" --seconds "$HDR_STREAM_SECONDS" \
+      --drm-device "$VKMS" --mode "$(mode_of vkms 1024x768)" --screendump-at "$HDR_STREAM_FRAMES" \
+      < $TMPDIR/kiosk.in 2> "$O/$n.stderr"; echo $? > "$O/$n.rc"; } \
+  | while IFS= read -r line; do
+      case $line in
+        "@@SCREENDUMP "*) "$KMSTOOL" hdr "$VKMS" > "$O/$n-during-${line#@@SCREENDUMP }.jsonl"; echo ack >&5 ;;
+        *) echo "$line" >> "$O/$n.stdout" ;;
+      esac
+    done
+  exec 5>&-
+  "$KMSTOOL" hdr "$VKMS" > "$O/$n-after.jsonl"
+  kill $hs_host 2>/dev/null; wait $hs_host 2>/dev/null
+  echo "$n: exit $(cat "$O/$n.rc"), probe exit $(cat "$O/hdr-probe.rc")"
   stamp hdr
 fi
 

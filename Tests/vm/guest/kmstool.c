@@ -19,8 +19,9 @@
  *       CRTC rectangle and framebuffer format; each AR24 framebuffer is read back (GetFB2 handles,
  *       as root, + dumb map) into PREFIX-plane-<id>.argb: width*height*4 bytes, rows packed.
  *   kmstool hdr DEVICE
- *       One JSON line per connector: its HDR_OUTPUT_METADATA blob id and bytes (hex; "" for none)
- *       and its Colorspace value and enum name (-1 / "" when the connector lacks the property).
+ *       One JSON line per connector: its HDR_OUTPUT_METADATA blob id and bytes (hex; "" for none),
+ *       its Colorspace value and enum name (-1 / "" when the connector lacks the property) and its
+ *       EDID blob's bytes (hex, at most 1024 bytes; "" for none).
  *   kmstool vt DEVICE TTY
  *       One JSON line: CLOCK_MONOTONIC ns (taken first), the active VT, TTY's KDGETMODE and
  *       VT_GETMODE, and whether this process could become DRM master of DEVICE (master on open, and
@@ -363,6 +364,8 @@ static int hdr_state(const char *path) {
         if (!props) continue;
         long long blob_id = -1, colorspace = -1;
         char bytes[2 * 256 + 1] = "", cs_name[DRM_PROP_NAME_LEN + 1] = "";
+        static char edid[2 * 1024 + 1];
+        edid[0] = 0;
         for (uint32_t k = 0; k < props->count_props; k++) {
             drmModePropertyRes *p = drmModeGetProperty(fd, props->props[k]);
             if (!p) continue;
@@ -373,6 +376,11 @@ static int hdr_state(const char *path) {
                 for (uint32_t j = 0; b && j < b->length && j < 256; j++)
                     sprintf(bytes + 2 * j, "%02x", ((const unsigned char *)b->data)[j]);
                 if (b) drmModeFreePropertyBlob(b);
+            } else if (strcmp(p->name, "EDID") == 0) {
+                drmModePropertyBlobRes *b = v ? drmModeGetPropertyBlob(fd, (uint32_t)v) : NULL;
+                for (uint32_t j = 0; b && j < b->length && j < 1024; j++)
+                    sprintf(edid + 2 * j, "%02x", ((const unsigned char *)b->data)[j]);
+                if (b) drmModeFreePropertyBlob(b);
             } else if (strcmp(p->name, "Colorspace") == 0) {
                 colorspace = (long long)v;
                 for (int e = 0; e < p->count_enums; e++)
@@ -382,7 +390,7 @@ static int hdr_state(const char *path) {
         }
         drmModeFreeObjectProperties(props);
         printf("{\"connector\":%u,\"hdr_output_metadata\":%lld,\"bytes\":\"%s\",\"colorspace\":%lld,"
-               "\"colorspace_name\":\"%s\"}\n", id, blob_id, bytes, colorspace, cs_name);
+               "\"colorspace_name\":\"%s\",\"edid\":\"%s\"}\n", id, blob_id, bytes, colorspace, cs_name, edid);
     }
     drmModeFreeResources(res);
     close(fd);

@@ -260,7 +260,8 @@ extension KioskMachine {
                 return [.setStatsOverlay(state.statsOverlay)] + saveSettings()
             case .controllers: push(.info(.controllers))
             case .about: push(.info(.about))
-            case .mode, .scaling, .bitrate, .decoder, .audioDevice, .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream, .standbyAfter:
+            case .mode, .scaling, .bitrate, .decoder, .audioDevice, .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream, .standbyAfter,
+                 .hdr, .audioChannels, .audioRedundancy:
                 if state.shell.settings.cycle(item) { return saveSettings() }
             }
         default: break

@@ -198,7 +198,8 @@ public enum ShellSceneBuilder {
                                                     (.statsOverlay, "Stats overlay"), (.controllers, "Controllers"), (.about, "About")]
             // HDMI-CEC in a second column: the TV's remote and power, then the box's own standby.
             let tv: [(SettingsItem, String)] = [(.cec, "HDMI-CEC"), (.cecTVOn, "TV on with stream"), (.cecTVOff, "TV off with box"),
-                                                (.cecStandbyEndsStream, "Sleep with the TV"), (.standbyAfter, "Sleep after")]
+                                                (.cecStandbyEndsStream, "Sleep with the TV"), (.standbyAfter, "Sleep after"),
+                                                (.hdr, "HDR"), (.audioChannels, "Sound channels"), (.audioRedundancy, "Audio repair")]
             let left = ShellLayout.list(count: labels.count, top: ShellLayout.contentTop - 20, width: 1040, rowHeight: 76)
             let right = ShellLayout.list(count: tv.count, top: ShellLayout.contentTop - 20, x: ShellLayout.margin + 1080, width: 648, rowHeight: 76)
             for ((item, label), f) in Array(zip(labels, left)) + Array(zip(tv, right)) {

@@ -3,7 +3,7 @@ import Screen
 /// The settings page's values: what is chosen (nil: the box's own choice) and what there is to
 /// choose from (the connector's modes and the ALSA outputs found at start). Loaded from and saved
 /// to `KioskConfig` (`display-mode`, `scaling`, `bitrate`, `decoder`, `audio-device`, the HDMI-CEC switches,
-/// `standby-after`); they apply to the next stream, a mode and HDMI-CEC to the next start, the
+/// `standby-after`, and what the hello may ask for: `hdr`, `audio-channels`, `audio-redundancy`); they apply to the next stream, a mode and HDMI-CEC to the next start, the
 /// idle standby at once.
 public struct ShellSettings: Sendable, Equatable {
     /// Bitrates offered besides the host's choice, kbit/s.
@@ -35,6 +35,12 @@ public struct ShellSettings: Sendable, Equatable {
     /// The box's own standby after the shell sat this long without input, seconds (nil: off;
     /// `standby-after`). Applies at once.
     public var standbyAfterSeconds: Int?
+    /// What the next stream's hello may ask for (`HelloPlan` narrows it to what the box can do).
+    public var hdr = true
+    public var audioChannels = HelloSettings.Channels.auto
+    public var audioRedundancy = true
+    /// *Sound channels*' choices.
+    static let channelChoices = ["auto", "2", "6", "8"]
     /// *Sleep after*'s choices besides off, seconds.
     public static let standbyAfterChoices = [600, 1_800, 3_600, 7_200]
 
@@ -53,6 +59,9 @@ public struct ShellSettings: Sendable, Equatable {
         cecTVOff = config.cecTVOff ?? true
         cecStandbyEndsStream = config.cecStandbyEndsStream ?? true
         standbyAfterSeconds = config.standbyAfterSeconds
+        hdr = config.hdr ?? true
+        audioChannels = config.audioChannels ?? .auto
+        audioRedundancy = config.audioRedundancy ?? true
     }
 
     /// `config` with these settings in place of its own (hosts and other keys untouched).
@@ -69,6 +78,9 @@ public struct ShellSettings: Sendable, Equatable {
         c.cecTVOff = cecTVOff ? (config.cecTVOff.map { _ in true }) : false
         c.cecStandbyEndsStream = cecStandbyEndsStream ? (config.cecStandbyEndsStream.map { _ in true }) : false
         c.standbyAfterSeconds = standbyAfterSeconds
+        c.hdr = hdr ? (config.hdr.map { _ in true }) : false
+        c.audioChannels = audioChannels == .auto && config.audioChannels == nil ? nil : audioChannels
+        c.audioRedundancy = audioRedundancy ? (config.audioRedundancy.map { _ in true }) : false
         return c
     }
 
@@ -86,7 +98,8 @@ public struct ShellSettings: Sendable, Equatable {
         case .bitrate: return with(bitrateKbps.map(String.init), Self.bitratesKbps.map(String.init))
         case .decoder: return Self.decoders
         case .audioDevice: return with(audioDevice, availableAudioDevices)
-        case .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream: return ["on", "off"]
+        case .cec, .cecTVOn, .cecTVOff, .cecStandbyEndsStream, .hdr, .audioRedundancy: return ["on", "off"]
+        case .audioChannels: return Self.channelChoices
         case .standbyAfter: return with(standbyAfterSeconds.map(String.init), Self.standbyAfterChoices.map(String.init))
         case .statsOverlay, .controllers, .about: return nil
         }
@@ -104,6 +117,9 @@ public struct ShellSettings: Sendable, Equatable {
         case .cecTVOff: cecTVOff ? "on" : "off"
         case .cecStandbyEndsStream: cecStandbyEndsStream ? "on" : "off"
         case .standbyAfter: standbyAfterSeconds.map(String.init)
+        case .hdr: hdr ? "on" : "off"
+        case .audioChannels: audioChannels.description
+        case .audioRedundancy: audioRedundancy ? "on" : "off"
         case .statsOverlay, .controllers, .about: nil
         }
     }
@@ -118,7 +134,9 @@ public struct ShellSettings: Sendable, Equatable {
         case (.bitrate, let v?): UInt32(v).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? v
         case (.decoder, let v?): decoderLabels[decoders.firstIndex(of: v) ?? 0]
         case (.scaling, let v?): PictureScaling(rawValue: v)?.label ?? v
-        case (.cec, let v?), (.cecTVOn, let v?), (.cecTVOff, let v?), (.cecStandbyEndsStream, let v?): v == "on" ? "On" : "Off"
+        case (.cec, let v?), (.cecTVOn, let v?), (.cecTVOff, let v?), (.cecStandbyEndsStream, let v?), (.hdr, let v?),
+             (.audioRedundancy, let v?): v == "on" ? "On" : "Off"
+        case (.audioChannels, let v?): ["auto": "Automatic (the device's)", "2": "Stereo", "6": "5.1", "8": "7.1"][v] ?? v
         case (_, let v?): v
         default: ""
         }
@@ -155,6 +173,9 @@ public struct ShellSettings: Sendable, Equatable {
         case .cecTVOff: cecTVOff = value == "on"
         case .cecStandbyEndsStream: cecStandbyEndsStream = value == "on"
         case .standbyAfter: standbyAfterSeconds = value.flatMap { Int($0) }
+        case .hdr: hdr = value == "on"
+        case .audioChannels: audioChannels = value.flatMap(HelloSettings.Channels.init) ?? .auto
+        case .audioRedundancy: audioRedundancy = value == "on"
         case .statsOverlay, .controllers, .about: break
         }
         return true

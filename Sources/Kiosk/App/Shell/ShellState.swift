@@ -83,6 +83,9 @@ public enum SettingsItem: Sendable, Equatable, CaseIterable {
     case cec, cecTVOn, cecTVOff, cecStandbyEndsStream
     /// The box's own standby after the shell sat idle (the second column, under HDMI-CEC).
     case standbyAfter
+    /// What the next stream may ask the host for (the second column, at the bottom): HDR10,
+    /// the sound channels, redundant audio.
+    case hdr, audioChannels, audioRedundancy
 
     /// The HDMI-CEC switches.
     public var isCEC: Bool {
