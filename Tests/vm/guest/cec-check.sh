@@ -170,15 +170,18 @@ ce_walk() {
   ce_wait home 20 "$before" || return 1
   ce_step "woken by the pad"
   ce_power
-  # Settings → Sleep after: Off. Sleep after is the page's last entry: 13 downs in one go (more
-  # than it takes; the last entry holds the focus), then select cycles from the saved 15 s (the
-  # list's last option) to Off.
+  # Settings → Sleep after: Off. Sleep after is three entries above the page's last (HDR, Sound
+  # channels, Audio repair follow it): 20 downs in one go (more than it takes; the last entry
+  # holds the focus), 3 ups, then select cycles from the saved 15 s (the list's last option) to Off.
   ce_press down home || return 1
   ce_press right home || return 1
   ce_press select settings || return 1
-  ce_step "remote down x13 (to Sleep after)"
-  set --; n=0; while [ $n -lt 13 ]; do set -- "$@" "0$K:44:02" "0$K:45"; n=$((n + 1)); done
+  ce_step "remote down x20 up x3 (to Sleep after)"
+  set --; n=0; while [ $n -lt 20 ]; do set -- "$@" "0$K:44:02" "0$K:45"; n=$((n + 1)); done
   "$CECTOOL" /dev/cec0 "$@" | sed 's/^{/{"key":"down",/' >> "$O/cec-keys.jsonl"
+  ce_quiet 1
+  set --; n=0; while [ $n -lt 3 ]; do set -- "$@" "0$K:44:01" "0$K:45"; n=$((n + 1)); done
+  "$CECTOOL" /dev/cec0 "$@" | sed 's/^{/{"key":"up",/' >> "$O/cec-keys.jsonl"
   ce_quiet 1
   ce_press select settings || return 1
   sleep 0.5
