@@ -16,7 +16,7 @@ public struct HelloPlan: Sendable {
         public var key: String
         /// What a person reads, e.g. "10-bit video".
         public var title: String
-        /// "yes", "no", or a value ("6 channels", "ChaCha20-Poly1305").
+        /// "yes", "no", or a value (channels "6", "ChaCha20-Poly1305", the device name).
         public var value: String
         public var why: String
     }
