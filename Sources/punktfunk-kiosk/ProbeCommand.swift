@@ -34,10 +34,7 @@ struct ProbeCommand: ParsableCommand {
 
     /// One adapter as a JSON object (read without claiming anything).
     static func json(_ a: CECAdapterSummary) -> String {
-        func quoted(_ s: String) -> String {
-            let data = (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8)
-            return String(decoding: data, as: UTF8.self)
-        }
+        let quoted = JSON.string
         if let problem = a.problem { return "{\"path\":\(quoted(a.path)),\"error\":\(quoted(problem))}" }
         let pa = a.physicalAddress == 0xFFFF ? "null"
             : quoted("\(a.physicalAddress >> 12).\(a.physicalAddress >> 8 & 0xF).\(a.physicalAddress >> 4 & 0xF).\(a.physicalAddress & 0xF)")

@@ -112,7 +112,7 @@ import PunktfunkWire
             #expect(p.decisions.contains { $0.key == key }, "\(key) missing")
             #expect(p.json.contains("\"\(key)\":{\"value\""), "\(key) missing from the JSON")
         }
-        #expect(p.text.contains("HDR10") && p.text.contains("the connector has no HDR_OUTPUT_METADATA"))
+        #expect(p.summary.contains("HDR10 no (the connector has no HDR_OUTPUT_METADATA)"))
         #expect(p.json.contains("\"display_hdr\":null"))
     }
 

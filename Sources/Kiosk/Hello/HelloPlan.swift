@@ -1,6 +1,7 @@
 import Foundation
 import PunktfunkSession
 import PunktfunkWire
+import Screen
 
 /// The ClientHello this box sends (control-plane.md §3.2, §3.6) and, for each capability, whether
 /// it is asked for and why: a bit is set only when the box can honour it end to end (`BoxAbilities`)
@@ -107,16 +108,12 @@ public struct HelloPlan: Sendable {
         decisions = out
     }
 
-    /// A usable tag 7 label: trimmed, control characters dropped, at most 64 bytes; nil when empty
-    /// or a name that says nothing ("localhost").
+    /// A usable tag 7 label: the wire's label rule (trimmed, control characters dropped, cut to
+    /// 64 bytes on a scalar boundary); nil when empty or a name that says nothing ("localhost").
     public static func label(_ text: String?) -> String? {
-        guard let text else { return nil }
-        let clean = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
-            .trimmingCharacters(in: .whitespaces)
-        guard !clean.isEmpty, clean.lowercased() != "localhost" else { return nil }
-        var out = ""
-        for c in clean where out.utf8.count + String(c).utf8.count <= ClientHello.nameMaxBytes { out.append(c) }
-        return out
+        guard let clean = text?.pfSanitisedLabel(maxBytes: ClientHello.nameMaxBytes),
+              !clean.isEmpty, clean.lowercased() != "localhost" else { return nil }
+        return clean
     }
 
     /// One line for the start-up report: each capability with its value, the reason after a "no"
@@ -125,40 +122,15 @@ public struct HelloPlan: Sendable {
         decisions.map { "\($0.title) \($0.value)" + ($0.value == "no" ? " (\($0.why))" : "") }.joined(separator: ", ")
     }
 
-    /// The plan as text, one capability a line: `  10-bit video      yes  the VA-API … decodes Main10`.
-    public var text: String {
-        let width = decisions.map(\.title.count).max() ?? 0
-        let valueWidth = decisions.map(\.value.count).filter { $0 <= 6 }.max() ?? 3
-        return decisions.map { d in
-            let title = d.title.padding(toLength: width, withPad: " ", startingAt: 0)
-            let value = d.value.count <= valueWidth ? d.value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : d.value
-            return "  \(title)  \(value)  \(d.why)"
-        }.joined(separator: "\n")
-    }
-
     /// `{"video_caps":…,"client_caps":…,"audio_channels":…,"display_hdr":"hex"|null,"suites":[…],
     /// "name":…,"why":{key:{"value":…,"why":…}}}`.
     public var json: String {
         let hdr = hello.displayHDR.map { "\"" + $0.encoded.map { String(format: "%02x", $0) }.joined() + "\"" } ?? "null"
         let suites = hello.suites.map { "\($0.rawValue)" }.joined(separator: ",")
-        let why = decisions.map { "\(Self.quoted($0.key)):{\"value\":\(Self.quoted($0.value)),\"why\":\(Self.quoted($0.why))}" }
+        let why = decisions.map { "\(JSON.string($0.key)):{\"value\":\(JSON.string($0.value)),\"why\":\(JSON.string($0.why))}" }
             .joined(separator: ",")
         return "{\"video_caps\":\(hello.features.videoCaps.rawValue),\"client_caps\":\(hello.features.clientCaps.rawValue),"
             + "\"audio_channels\":\(hello.audioChannels),\"display_hdr\":\(hdr),\"suites\":[\(suites)],"
-            + "\"name\":\(Self.quoted(hello.name ?? "")),\"why\":{\(why)}}"
-    }
-
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
+            + "\"name\":\(JSON.string(hello.name ?? "")),\"why\":{\(why)}}"
     }
 }

@@ -117,7 +117,7 @@ extension String {
     /// Trimmed of surrounding whitespace, control characters (Cc) dropped, then truncated to
     /// `maxBytes` on a scalar boundary — the host's label rule (client label, preset name,
     /// launch message). Whitespace the cut exposes is trimmed too, so this is idempotent.
-    func pfSanitisedLabel(maxBytes: Int) -> String {
+    public func pfSanitisedLabel(maxBytes: Int) -> String {
         var scalars = unicodeScalars.filter { $0.properties.generalCategory != .control }
         while let f = scalars.first, f.properties.isWhitespace { scalars.removeFirst() }
         scalars = String(scalars).pfTruncated(toUTF8: maxBytes).unicodeScalars
