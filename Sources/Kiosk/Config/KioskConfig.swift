@@ -118,6 +118,14 @@ public struct KioskConfig: Sendable, Equatable {
         if let i = hosts.firstIndex(where: { $0.id == host.id }) { hosts[i] = host } else { hosts.append(host) }
     }
 
+    /// The on/off keys, each with its field and how its problem sentence names the values.
+    static let switches: [String: (any WritableKeyPath<KioskConfig, Bool?> & Sendable, String)] = [
+        "stats-overlay": (\.statsOverlay, "true or false"), "input-grab": (\.inputGrab, "true or false"),
+        "cec": (\.cec, "true or false"), "cec-tv-on": (\.cecTVOn, "true or false"),
+        "cec-tv-off": (\.cecTVOff, "true or false"), "cec-standby-ends-stream": (\.cecStandbyEndsStream, "true or false"),
+        "hdr": (\.hdr, "on or off"), "ten-bit": (\.tenBit, "on or off"),
+        "audio-redundancy": (\.audioRedundancy, "on or off"), "streamed-frames": (\.streamedFrames, "on or off"),
+    ]
     static let decoders: Set<String> = ["auto", "vaapi", "v4l2", "software"]
     static let decodeSyncs: Set<String> = ["auto", "sync-file", "va-sync-surface"]
 
@@ -162,20 +170,10 @@ public struct KioskConfig: Sendable, Equatable {
             guard let kbps = UInt32(value), kbps > 0 else { return "bitrate must be kbit/s, a positive whole number, not \"\(value)\"" }
             bitrateKbps = kbps
         case "audio-device": audioDevice = value.isEmpty ? nil : value
-        case "stats-overlay":
-            guard let b = bool() else { return "stats-overlay must be true or false, not \"\(value)\"" }
-            statsOverlay = b
-        case "input-grab":
-            guard let b = bool() else { return "input-grab must be true or false, not \"\(value)\"" }
-            inputGrab = b
-        case "hdr", "ten-bit", "audio-redundancy", "streamed-frames":
-            guard let b = bool() else { return "\(key) must be on or off, not \"\(value)\"" }
-            switch key {
-            case "hdr": hdr = b
-            case "ten-bit": tenBit = b
-            case "audio-redundancy": audioRedundancy = b
-            default: streamedFrames = b
-            }
+        case _ where Self.switches[key] != nil:
+            let (field, words) = Self.switches[key]!
+            guard let b = bool() else { return "\(key) must be \(words), not \"\(value)\"" }
+            self[keyPath: field] = b
         case "audio-channels":
             guard let c = HelloSettings.Channels(value) else { return "audio-channels must be auto, 2, 6 or 8, not \"\(value)\"" }
             audioChannels = c
@@ -184,14 +182,6 @@ public struct KioskConfig: Sendable, Equatable {
                 return "device-name must be at most 64 bytes without control characters"
             }
             deviceName = value.isEmpty ? nil : value
-        case "cec", "cec-tv-on", "cec-tv-off", "cec-standby-ends-stream":
-            guard let b = bool() else { return "\(key) must be true or false, not \"\(value)\"" }
-            switch key {
-            case "cec": cec = b
-            case "cec-tv-on": cecTVOn = b
-            case "cec-tv-off": cecTVOff = b
-            default: cecStandbyEndsStream = b
-            }
         case "standby-after":
             guard let seconds = Self.duration(value) else {
                 return "standby-after must be off, minutes (30) or seconds (90s) from \(Self.standbyAfterRange.lowerBound) s to 24 h, not \"\(value)\""
