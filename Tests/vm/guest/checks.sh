@@ -202,21 +202,27 @@ fi
 # (pq-term: -during.jsonl), hdr-<case>.{rc,stderr}. Then `kiosk probe` (hdr-probe.json: the sink's
 # HDR capability) and one `kiosk connect` session from pf-testhost in HDR10 ("stream"; also
 # hdr-stream-host.stdout with the client_hello line).
-# hdr_run CASE FIXTURE FRAMES: present FIXTURE on vkms; at each @@SCREENDUMP record the state, then ack
-hdr_run() {
-  n=hdr-$1
+# hdr_watch NAME FRAMES ARGS…: the kiosk (ARGS: its command) on vkms, `--screendump-at FRAMES`; the
+# connector's HDR state before, at each @@SCREENDUMP (then ack) and after; other stdout lines to NAME.stdout
+hdr_watch() {
+  n=$1 frames=$2; shift 2
   "$KMSTOOL" hdr "$VKMS" > "$O/$n-before.jsonl"
   rm -f $TMPDIR/kiosk.in; mkfifo $TMPDIR/kiosk.in; exec 5<>$TMPDIR/kiosk.in
-  { timeout "$KIOSK_TIMEOUT" "$KIOSK" present "$FIXTURES/$2" --drm-device "$VKMS" --mode "$(mode_of vkms 1024x768)" \
-      --screendump-at "$3" < $TMPDIR/kiosk.in 2> "$O/$n.stderr"; echo $? > "$O/$n.rc"; } \
+  { timeout "$KIOSK_TIMEOUT" "$KIOSK" "$@" --drm-device "$VKMS" --mode "$(mode_of vkms 1024x768)" \
+      --screendump-at "$frames" < $TMPDIR/kiosk.in 2> "$O/$n.stderr"; echo $? > "$O/$n.rc"; } \
   | while IFS= read -r line; do
       case $line in
         "@@SCREENDUMP "*) "$KMSTOOL" hdr "$VKMS" > "$O/$n-during-${line#@@SCREENDUMP }.jsonl"; echo ack >&5 ;;
+        *) echo "$line" >> "$O/$n.stdout" ;;
       esac
     done
   exec 5>&-
   "$KMSTOOL" hdr "$VKMS" > "$O/$n-after.jsonl"
-  echo "$n: exit $(cat "$O/$n.rc")"
+}
+# hdr_run CASE FIXTURE FRAMES: present FIXTURE on vkms (hdr_watch)
+hdr_run() {
+  hdr_watch "hdr-$1" "$3" present "$FIXTURES/$2"
+  echo "hdr-$1: exit $(cat "$O/hdr-$1.rc")"
 }
 if selected hdr && [ -n "$VKMS" ]; then
   hdr_run pq "$HDR_CHANGE_FIXTURE" "$HDR_FRAMES"
@@ -243,25 +249,13 @@ if selected hdr && [ -n "$VKMS" ]; then
   # colour [9,16,9,0]) and sends HDR_HOST_METADATA as 0xCE before each keyframe; `kmstool hdr`
   # records the connector at pictures HDR_STREAM_FRAMES (the screendump handshake) and after exit
   n=hdr-stream
-  "$KMSTOOL" hdr "$VKMS" > "$O/$n-before.jsonl"
   timeout 90 "$TESTHOST" --port 0 --bind 127.0.0.1 --fps 30 --hevc "$FIXTURES/$HDR_STREAM_FIXTURE" \
     --hdr-metadata "$HDR_HOST_METADATA" --max-seconds 60 > "$O/$n-host.stdout" 2> "$O/$n-host.stderr" &
   hs_host=$!
   wait_for "$O/$n-host.stderr" 'fingerprint' 60 || echo "$n: pf-testhost did not start: $(cat "$O/$n-host.stderr")"
   hs_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$O/$n-host.stderr" | head -1)
   hs_fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/$n-host.stderr" | head -1)
-  rm -f $TMPDIR/kiosk.in; mkfifo $TMPDIR/kiosk.in; exec 5<>$TMPDIR/kiosk.in
-  { timeout "$KIOSK_TIMEOUT" "$KIOSK" connect "127.0.0.1:$hs_port" --fp "$hs_fp" --seconds "$HDR_STREAM_SECONDS" \
-      --drm-device "$VKMS" --mode "$(mode_of vkms 1024x768)" --screendump-at "$HDR_STREAM_FRAMES" \
-      < $TMPDIR/kiosk.in 2> "$O/$n.stderr"; echo $? > "$O/$n.rc"; } \
-  | while IFS= read -r line; do
-      case $line in
-        "@@SCREENDUMP "*) "$KMSTOOL" hdr "$VKMS" > "$O/$n-during-${line#@@SCREENDUMP }.jsonl"; echo ack >&5 ;;
-        *) echo "$line" >> "$O/$n.stdout" ;;
-      esac
-    done
-  exec 5>&-
-  "$KMSTOOL" hdr "$VKMS" > "$O/$n-after.jsonl"
+  hdr_watch "$n" "$HDR_STREAM_FRAMES" connect "127.0.0.1:$hs_port" --fp "$hs_fp" --seconds "$HDR_STREAM_SECONDS"
   kill $hs_host 2>/dev/null; wait $hs_host 2>/dev/null
   echo "$n: exit $(cat "$O/$n.rc"), probe exit $(cat "$O/hdr-probe.rc")"
   stamp hdr
