@@ -30,6 +30,10 @@ enum FuzzTarget: String, CaseIterable {
     /// A script of frame, loss, decode and config events through the loss-recovery state
     /// machines, with their invariants checked after every step (`RecoveryFuzz`).
     case recovery = "recovery"
+    /// A sink's EDID through the HDR facts the hello's tag 13 comes from (`EDIDFuzz`).
+    case edid = "edid"
+    /// A sink's ELD through the channel decision the hello's tag 10 comes from (`ELDFuzz`).
+    case eld = "eld"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -46,6 +50,8 @@ enum FuzzTarget: String, CaseIterable {
         case .cec: CECFuzz.run(bytes)
         case .feedback: FeedbackFuzz.run(bytes)
         case .recovery: RecoveryFuzz.run(bytes)
+        case .edid: EDIDFuzz.run(bytes)
+        case .eld: ELDFuzz.run(bytes)
         }
     }
 

@@ -15,7 +15,7 @@ bin="$scratch/release/punktfunk-fuzz"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(control-stream host-datagram client-datagram media-receiver fec-round-trip hevc-annexb audio-decode dns cec feedback recovery)
+  targets=(control-stream host-datagram client-datagram media-receiver fec-round-trip hevc-annexb audio-decode dns cec feedback recovery edid eld)
 fi
 mkdir -p "$scratch/artifacts"
 for t in "${targets[@]}"; do

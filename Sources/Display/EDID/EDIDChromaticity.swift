@@ -13,7 +13,7 @@ public struct EDIDChromaticity: Sendable, Equatable {
         /// The same point in 0.00002 units (HDR metadata's 1/50000), rounded to nearest.
         public var fiftyThousandths: (x: UInt16, y: UInt16) { (Self.toFiftyThousandths(x), Self.toFiftyThousandths(y)) }
 
-        /// code/1024 in 1/50000: ⌊code × 50000 / 1024 + ½⌋ (at most 48828 for code 1023).
+        /// code/1024 in 1/50000: ⌊code × 50000 / 1024 + ½⌋ (at most 49951, for code 1023).
         public static func toFiftyThousandths(_ code: UInt16) -> UInt16 {
             UInt16((UInt32(code) * 50_000 + 512) / 1024)
         }
