@@ -40,6 +40,11 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libpango1.0-dev"])]),
     .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client",
                    providers: [.apt(["libwayland-dev"])]),
+    // libxcb and the extension libraries the module map links (one pkg-config name per target).
+    .systemLibrary(name: "CXCB", pkgConfig: "xcb",
+                   providers: [.apt(["libxcb1-dev", "libxcb-present-dev", "libxcb-shm0-dev", "libxcb-xinput-dev",
+                                     "libxcb-dri3-dev", "libxcb-xfixes0-dev", "libxcb-randr0-dev", "libxcb-xtest0-dev",
+                                     "libxcb-ewmh-dev", "libxcb-icccm4-dev"])]),
 ]
 
 let package = Package(
@@ -124,6 +129,11 @@ let package = Package(
         // Never imports the KMS code (`Display`).
         .target(name: "WaylandDisplay", dependencies: ["Screen", "VideoFrames", "SystemClock", "CPunktfunkLinux",
                                                        "CWaylandClient", "CWaylandProtocols", "Input"]),
+        // The X11 backend: a fullscreen window (EWMH, or its own with no window manager), Present
+        // for pacing and glass times, MIT-SHM (else PutImage) and DRI3 pixmaps, XInput 2 (keyboard
+        // and mouse as Input's SeatEvents), the properties gamescope focuses by. Never imports the
+        // KMS or Wayland code.
+        .target(name: "X11Display", dependencies: ["Screen", "VideoFrames", "SystemClock", "CPunktfunkLinux", "CXCB", "Input"]),
         // The couch shell's drawing: a value-type scene (cards, lists, keys, hint bar) rendered with
         // cairo + pango into an XRGB8888 buffer at any mode, redrawing only what changed.
         .target(name: "Shell", dependencies: ["CCairo", "CPango"]),
@@ -178,6 +188,7 @@ let package = Package(
                 "VideoFrames",
                 "Display",
                 "WaylandDisplay",
+                "X11Display",
                 "Kiosk",
                 "Input",
                 "SystemClock",
@@ -197,7 +208,8 @@ let package = Package(
         .executableTarget(
             name: "punktfunk-bench",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation", "Shell",
-                           "AudioSimulation", "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux", "Input"]
+                           "AudioSimulation", "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux", "Input",
+                           "X11Display", "Screen"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
         // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
@@ -239,6 +251,8 @@ let package = Package(
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
         .testTarget(name: "WaylandDisplayTests", dependencies: ["WaylandDisplay", "Screen", "VideoFrames", "SystemClock", "Input",
                                                               "PunktfunkWire", "CWaylandClient", "CWaylandProtocols"]),
+        .testTarget(name: "X11DisplayTests", dependencies: ["X11Display", "Screen", "VideoFrames", "SystemClock", "Input",
+                                                          "PunktfunkWire", "CXCB"]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "Screen", "Shell", "PunktfunkTestHost", "PunktfunkSession", "PunktfunkWire",
                                                       "VideoDecode", "VideoFrames", "SystemClock", "Input", "LoopbackListener"]),
         .testTarget(

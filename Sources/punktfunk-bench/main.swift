@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [streamed] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [streamed] [x11] [--quick] [--waits N]
 //                 [--signal NAME] [--seeds N]
 // `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
 // name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 8, 1 with --quick).
@@ -50,6 +50,10 @@ if args.contains("streamed") {
         print("streamed bench failed: \(error)")
         exit(1)
     }
+}
+if args.contains("x11") {
+    // MIT-SHM against PutImage on a private Xvfb (not in the default set: it starts an X server).
+    for line in X11HandOverBench(frames: quick ? 10 : 60).report() { print(line) }
 }
 if all || args.contains("session") {
     let bench = SessionBench(seconds: quick ? 2 : 5, auBytes: 250_000, fps: 2000)

@@ -4,11 +4,12 @@ import Foundation
 import Kiosk
 import Screen
 import WaylandDisplay
+import X11Display
 import KioskHarness
 
 /// The display options every command that shows pictures shares, declared once.
 struct DisplayOptions: ParsableArguments {
-    @Option(help: "Where to show: auto (a Wayland window when a compositor is reachable, else KMS), kms (own the display from a TTY) or wayland (default: the config's `display`, else auto).")
+    @Option(help: "Where to show: auto (a Wayland window when a compositor is reachable, else an X11 window when an X server is, else KMS), kms (own the display from a TTY), wayland or x11 (default: the config's `display`, else auto).")
     var display: String?
     @Option(name: .customLong("drm-device"), help: "DRM card node (default: the first with a connected display).")
     var drmDevice: String?
@@ -26,7 +27,7 @@ struct DisplayOptions: ParsableArguments {
     var wayland10bit: String = TenBitShm.auto.rawValue
 
     func validate() throws {
-        if let display, DisplayBackend(rawValue: display) == nil { throw ValidationError("--display must be auto, kms or wayland") }
+        if let display, DisplayBackend(rawValue: display) == nil { throw ValidationError("--display must be auto, kms, wayland or x11") }
         if let mode, ModeRequest(parsing: mode) == nil { throw ValidationError("--mode must be WxH or WxH@Hz, e.g. 1920x1080@60") }
         if let scaling, PictureScaling(rawValue: scaling) == nil { throw ValidationError("--scaling must be fit or native") }
         if !(0...99).contains(realtimePriority) { throw ValidationError("--realtime-priority must be 0...99") }
@@ -35,28 +36,46 @@ struct DisplayOptions: ParsableArguments {
 
     /// The screen to open: the backend `--display` (else the config's `display`, else auto)
     /// names, with `--mode` (else the config's `display-mode`); `harness` holds pictures on KMS.
-    /// A backend named (not auto) is required: it opens or the process ends (exit 2). When auto
-    /// chose KMS for want of a compositor and KMS cannot open either, the sentence says both.
+    /// A backend named (not auto) is required: it opens or the process ends (exit 2). Auto tries
+    /// `DisplayBackend.candidates` in order (Wayland, X11, KMS — those reachable); one that is
+    /// reachable but does not open gives way to the next, said on stderr; when the last cannot
+    /// open either, the sentence says what was tried.
     func choice(config: KioskConfig, harness: HarnessHookSet) -> RunnerConfiguration.DisplayChoice {
         let asked = display.flatMap(DisplayBackend.init(rawValue:)) ?? config.display ?? .auto
-        let (backend, reason) = DisplayBackend.decide(asked, environment: ProcessInfo.processInfo.environment,
-                                                      socketExists: DisplayBackend.isSocket)
+        let candidates = DisplayBackend.candidates(asked, environment: ProcessInfo.processInfo.environment,
+                                                   socketExists: DisplayBackend.isSocket)
         let modeRequest = (mode ?? config.displayMode).flatMap(ModeRequest.init(parsing:))
-        let required = asked != .auto
-        switch backend {
-        case .wayland:
-            return .screen(reason: reason, required: required) { () throws(ScreenError) -> any Screen in
-                try WaylandBackend.open(tenBitShm: TenBitShm(rawValue: wayland10bit) ?? .auto)
+        let tenBit = TenBitShm(rawValue: wayland10bit) ?? .auto
+        let settings = KMSScreen.Settings(devicePath: drmDevice, mode: modeRequest, realtimePriority: realtimePriority,
+                                          flipLogPath: flipLog, checkpoint: harness.checkpoint)
+        func open(_ backend: DisplayBackend) throws(ScreenError) -> any Screen {
+            switch backend {
+            case .wayland: return try WaylandBackend.open(tenBitShm: tenBit)
+            case .x11: return try X11Backend.open()
+            case .kms, .auto: return try KMSScreen(settings)
             }
-        case .kms, .auto:
-            let settings = KMSScreen.Settings(devicePath: drmDevice, mode: modeRequest, realtimePriority: realtimePriority,
-                                              flipLogPath: flipLog, checkpoint: harness.checkpoint)
-            return .screen(reason: reason, required: required) { () throws(ScreenError) -> any Screen in
-                do throws(ScreenError) { return try KMSScreen(settings) } catch {
-                    guard !required, case .unavailable(let sentence) = error else { throw error }
-                    throw ScreenError.unavailable("\(sentence) Nor a Wayland window: \(reason).")
+        }
+        return .screen(reason: candidates[0].reason, required: asked != .auto) {
+            () throws(ScreenError) -> RunnerConfiguration.OpenedScreen in
+            var failed: [String] = []
+            for (index, candidate) in candidates.enumerated() {
+                do throws(ScreenError) {
+                    let screen = try open(candidate.backend)
+                    return .init(screen, reason: failed.isEmpty ? candidate.reason
+                                 : "\(candidate.reason) (\(failed.joined(separator: "; ")))")
+                } catch {
+                    let last = index == candidates.count - 1
+                    if last {
+                        guard asked == .auto, !failed.isEmpty || candidate.backend == .kms,
+                              case .unavailable(let sentence) = error else { throw error }
+                        let why = failed.isEmpty ? candidate.reason : failed.joined(separator: "; ")
+                        throw ScreenError.unavailable("\(sentence) Nor a window: \(why).")
+                    }
+                    note("the \(candidate.backend.rawValue) screen did not open (\(error)): trying \(candidates[index + 1].backend.rawValue)")
+                    failed.append("\(candidate.backend.rawValue) did not open: \(error)")
                 }
             }
+            throw ScreenError.unavailable("no screen to open")
         }
     }
 

@@ -18,6 +18,8 @@ enum HelloReport {
         var connector: (card: String, name: String)?
         if backend.backend == .wayland {
             panel = .sdr(why: "under a compositor the kiosk binds no colour-management protocol")
+        } else if backend.backend == .x11 {
+            panel = .sdr(why: "an X11 window cannot signal HDR to the display")
         } else {
             let sink = KMSProbe.sinkHDR(card: card)
             if let c = sink.card, let n = sink.connector { connector = (c, n) }

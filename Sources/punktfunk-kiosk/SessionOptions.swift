@@ -12,8 +12,8 @@ extension RunnerConfiguration {
         if let name = HelloPlan.label(config.deviceName) ?? HelloPlan.label(BoxAbilities.hostName()) { deviceName = name }
         decodeSync = config.decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
         try input.apply(to: &self, config: config)
-        // Under a compositor, its keyboard and mouse come through its seat.
-        openSeat = WaylandBackend.openSeat
+        // Under a compositor or an X server, its keyboard and mouse come through it.
+        openSeat = { screen, service in WaylandBackend.openSeat(screen, service) ?? X11Backend.openSeat(screen, service) }
         sound.apply(to: &self, config: config)
     }
 }

@@ -29,7 +29,7 @@ import Testing
         let (backend, reason) = Self.decide(.auto, ["WAYLAND_DISPLAY": "wayland-1", "XDG_RUNTIME_DIR": "/run/user/1000"],
                                             sockets: ["/run/user/1000/wayland-0"])
         #expect(backend == .kms)
-        #expect(reason == "WAYLAND_DISPLAY=wayland-1 is set but no compositor listens at /run/user/1000/wayland-1")
+        #expect(reason == "WAYLAND_DISPLAY=wayland-1 is set but no compositor listens at /run/user/1000/wayland-1; DISPLAY is unset")
         #expect(Self.decide(.auto, ["WAYLAND_DISPLAY": "wayland-1"], sockets: []).1.contains("XDG_RUNTIME_DIR is unset"))
     }
 
@@ -41,12 +41,45 @@ import Testing
         #expect(Self.decide(.auto, ["WAYLAND_DISPLAY": "", "XDG_RUNTIME_DIR": ""], sockets: ["/wayland-0"]).0 == .kms)
     }
 
-    @Test func theConfigKeyTakesTheThreeSpellingsAndRefusesOthers() {
+    @Test func theConfigKeyTakesTheFourSpellingsAndRefusesOthers() {
         var c = KioskConfig()
         #expect(c.apply(key: "display", value: "wayland") == nil)
         #expect(c.display == .wayland)
         #expect(c.text.contains("display = wayland"))
-        #expect(c.apply(key: "display", value: "x11") == "display must be auto, kms or wayland, not \"x11\"")
-        #expect(c.display == .wayland)
+        #expect(c.apply(key: "display", value: "x11") == nil)
+        #expect(c.display == .x11)
+        #expect(c.apply(key: "display", value: "x12") == "display must be auto, kms, wayland or x11, not \"x12\"")
+        #expect(c.display == .x11)
+    }
+
+    // X11 display names as X(7) ("DISPLAY NAMES") spells them: hostname:displaynumber.screennumber,
+    // an empty host or `unix` being the local socket /tmp/.X11-unix/X<displaynumber>.
+    @Test func autoTakesAnXServerWhenNoCompositorIsReachable() {
+        let env = ["DISPLAY": ":1", "XDG_RUNTIME_DIR": "/run/user/1000"]
+        let (backend, reason) = Self.decide(.auto, env, sockets: ["/tmp/.X11-unix/X1"])
+        #expect(backend == .x11)
+        #expect(reason.hasSuffix("an X server is reachable (DISPLAY=:1)"))
+        #expect(reason.hasPrefix("no compositor is reachable"))
+        #expect(Self.decide(.auto, ["DISPLAY": "unix:3.0"], sockets: ["/tmp/.X11-unix/X3"]).0 == .x11)
+        #expect(Self.decide(.auto, ["DISPLAY": "tv-box:0"], sockets: []).1.hasSuffix("names an X server on tv-box (over TCP)"))
+    }
+
+    @Test func waylandComesBeforeX11AndKMSIsLast() {
+        let env = ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1", "XDG_RUNTIME_DIR": "/run/user/1000"]
+        let order = DisplayBackend.candidates(.auto, environment: env,
+                                              socketExists: { ["/run/user/1000/wayland-1", "/tmp/.X11-unix/X0"].contains($0) })
+        #expect(order.map(\.backend) == [.wayland, .x11, .kms])
+        #expect(order[1].reason == "an X server is reachable (DISPLAY=:0)")
+        #expect(DisplayBackend.candidates(.x11, environment: env, socketExists: { _ in true }).map(\.backend) == [.x11])
+    }
+
+    @Test func anXDisplayNobodyListensOnIsSaidInTheKMSReason() {
+        let (backend, reason) = Self.decide(.auto, ["DISPLAY": ":7"], sockets: [])
+        #expect(backend == .kms)
+        #expect(reason.contains("DISPLAY=:7 is set but no X server listens at /tmp/.X11-unix/X7"))
+        #expect(Self.decide(.auto, ["DISPLAY": "nonsense"], sockets: []).1.contains("DISPLAY=nonsense is not a display name"))
+        #expect(X11DisplayName(":0.1") == .local(socket: "/tmp/.X11-unix/X0"))
+        #expect(X11DisplayName("localhost:10.0") == .remote(host: "localhost"))
+        #expect(X11DisplayName(":x") == nil)
     }
 }

@@ -9,7 +9,7 @@ import Screen
     @Test func aDisplayAskedForByNameThatCannotOpenEndsWithExitTwo() throws {
         var opened = 0
         let choice = RunnerConfiguration.DisplayChoice.screen(reason: "as asked (--display wayland)", required: true) {
-            () throws(ScreenError) -> any Screen in
+            () throws(ScreenError) -> RunnerConfiguration.OpenedScreen in
             opened += 1
             throw .unavailable("There is no Wayland compositor at /run/user/1000/wayland-9 (No such file or directory).")
         }

@@ -1,4 +1,5 @@
 import Testing
+import Screen
 @testable import WaylandDisplay
 
 @Suite struct PresentationLedgerTests {

@@ -53,7 +53,7 @@ public struct KioskConfig: Sendable, Equatable {
     public var autoconnect: String?
     /// `WxH` or `WxH@Hz`.
     public var displayMode: String?
-    /// Which screen backend: `auto`, `kms` or `wayland` (`DisplayBackend`).
+    /// Which screen backend: `auto`, `kms`, `wayland` or `x11` (`DisplayBackend`).
     public var display: DisplayBackend?
     /// Pictures of another size than the screen: `fit` or `native` (`PictureScaling`).
     public var scaling: PictureScaling?
@@ -155,7 +155,7 @@ public struct KioskConfig: Sendable, Equatable {
             guard Self.isMode(value) else { return "display-mode must be WxH or WxH@Hz, not \"\(value)\"" }
             displayMode = value
         case "display":
-            guard let backend = DisplayBackend(rawValue: value) else { return "display must be auto, kms or wayland, not \"\(value)\"" }
+            guard let backend = DisplayBackend(rawValue: value) else { return "display must be auto, kms, wayland or x11, not \"\(value)\"" }
             display = backend
         case "scaling":
             guard let s = PictureScaling(rawValue: value) else { return "scaling must be fit or native, not \"\(value)\"" }

@@ -96,11 +96,12 @@ public final class KioskRunner {
             display = .headlessByRequest
         case .screen(let reason, let required, let open):
             do {
-                let opened = try open()
+                let result = try open()
+                let opened = result.screen
                 opened.scaling = configuration.scaling
                 screen = opened
                 display = .glass(name: opened.name)
-                say("display: \(opened.backendName), \(reason)")
+                say("display: \(opened.backendName), \(result.reason ?? reason)")
                 let fonts = Thread { PanelRenderer.warmUp() }
                 fonts.name = "fonts"
                 fonts.start()

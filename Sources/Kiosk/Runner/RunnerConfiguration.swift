@@ -10,10 +10,18 @@ public struct RunnerConfiguration {
     /// opened once for the whole process.
     public enum DisplayChoice {
         case headless
-        /// Opens the screen; `reason` says on the start-up line why this backend was chosen.
-        /// `required` (a backend named with `--display kms|wayland`): a screen that cannot be
+        /// Opens the screen; `reason` says on the start-up line why this backend was chosen (unless
+        /// `open` tried several and names the one that opened in `OpenedScreen.reason`).
+        /// `required` (a backend named with `--display kms|wayland|x11`): a screen that cannot be
         /// opened ends the process (exit 2) instead of running headless, as only `auto` may.
-        case screen(reason: String, required: Bool = false, open: () throws(ScreenError) -> any Screen)
+        case screen(reason: String, required: Bool = false, open: () throws(ScreenError) -> OpenedScreen)
+    }
+
+    /// A screen `DisplayChoice.screen`'s `open` made, and why it is the one (nil: the choice's reason).
+    public struct OpenedScreen {
+        public var screen: any Screen
+        public var reason: String?
+        public init(_ screen: any Screen, reason: String? = nil) { self.screen = screen; self.reason = reason }
     }
 
     /// Whose identity dials hosts.

@@ -1,5 +1,5 @@
-/// The bookkeeping of `wp_presentation` feedback — the Wayland analogue of the KMS pacer's flip
-/// accounting. Pure: no I/O, no clock reads (times are CLOCK_MONOTONIC ns passed in), no
+/// The bookkeeping of presentation answers — `wp_presentation` feedback under Wayland, Present's
+/// CompleteNotify under X11; the analogue of the KMS pacer's flip accounting. Pure: no I/O, no clock reads (times are CLOCK_MONOTONIC ns passed in), no
 /// allocation per frame (a fixed ring of outstanding commits).
 ///
 /// Driving it (the presenting thread): `handleCommit` for every surface commit that requested a
@@ -34,6 +34,11 @@ public struct PresentationLedger: Sendable {
         public var flags: Flags
         /// The output's refresh at that moment, ns (0: unknown, VRR or a virtual output).
         public var refreshNs: UInt64
+
+        public init(frameID: UInt64, glassNs: UInt64, readyNs: UInt64, commitNs: UInt64, flags: Flags, refreshNs: UInt64) {
+            self.frameID = frameID; self.glassNs = glassNs; self.readyNs = readyNs; self.commitNs = commitNs
+            self.flags = flags; self.refreshNs = refreshNs
+        }
     }
 
     /// Counts and commit → present latency, for the JSON stats.
@@ -52,6 +57,7 @@ public struct PresentationLedger: Sendable {
         public var minLatencyNs: UInt64 = .max
         public var maxLatencyNs: UInt64 = 0
         public var latencySumNs: UInt64 = 0
+        public init() {}
         /// Mean commit → presented, ns (0 before the first).
         public var meanLatencyNs: UInt64 { presented == 0 ? 0 : latencySumNs / presented }
     }

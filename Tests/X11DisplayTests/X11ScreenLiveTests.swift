@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import CXCB
+import Screen
+import SystemClock
+import VideoFrames
+@testable import X11Display
+
+/// `X11Screen` against a real X server (Xvfb 21, which offers Present 1.2 with a fake 60 Hz
+/// clock, MIT-SHM 1.2 and no DRI3): the window takes the root with and without a window manager,
+/// pixels reach the root window as the server shows them (GetImage), every glass time comes from
+/// Present's CompleteNotify, and the server's end is one sentence.
+@Suite(.serialized, .enabled(if: XvfbServer.unavailableReason == nil, "\(XvfbServer.unavailableReason ?? "")"))
+struct X11ScreenLiveTests {
+    /// Services the screen until `done` or `seconds` pass.
+    static func pump(_ screen: X11Screen, seconds: Double = 3, until done: () -> Bool) {
+        let end = MonotonicClock.nowNs() + UInt64(seconds * 1e9)
+        while !done(), MonotonicClock.nowNs() < end { screen.service(timeoutMs: 10) }
+    }
+
+    /// The root window's pixel at (x, y) as the server holds it (GetImage, ZPixmap, 0x00RRGGBB).
+    static func rootPixel(display: String, x: Int, y: Int) -> UInt32? {
+        var n: Int32 = 0
+        guard let c = xcb_connect(display, &n), xcb_connection_has_error(c) == 0 else { return nil }
+        defer { xcb_disconnect(c) }
+        let root = xcb_setup_roots_iterator(xcb_get_setup(c)).data.pointee.root
+        guard let r = xcb_get_image_reply(c, xcb_get_image(c, UInt8(XCB_IMAGE_FORMAT_Z_PIXMAP.rawValue), root, Int16(x), Int16(y),
+                                                           1, 1, UInt32.max), nil) else { return nil }
+        defer { free(r) }
+        return UnsafeRawPointer(xcb_get_image_data(r)).loadUnaligned(as: UInt32.self) & 0x00FF_FFFF
+    }
+
+    @Test func withoutAWindowManagerTheWindowTakesTheRootAndCanvasesReachGlassByPresent() throws {
+        let x = try XvfbServer.start(width: 1024, height: 600)
+        defer { x.stop() }
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        #expect(screen.windowManager == nil)
+        #expect(screen.mode.width == 1024 && screen.mode.height == 600)
+        #expect(screen.name.hasPrefix("x11 \(x.display) no-wm 1024x600"))
+        #expect(screen.picturePath.pixels == .sharedMemory)
+        #expect(screen.picturePath.dmabufPixmaps == false)
+
+        let before = MonotonicClock.nowNs()
+        let canvas = try #require(try screen.canvas(id: 1))
+        for row in 0..<canvas.height {
+            let p = (canvas.pixels + row * canvas.pitch).assumingMemoryBound(to: UInt32.self)
+            for col in 0..<canvas.width { p[col] = col < canvas.width / 2 ? 0x00C0_3060 : 0x0030_60C0 }
+        }
+        try screen.commitCanvas(id: 1, damage: nil)
+        var shown: UInt64?
+        Self.pump(screen) { shown = shown ?? screen.takeCanvasShown(); return shown != nil }
+        let glass = try #require(shown, "no CompleteNotify for the canvas within 3 s")
+        // ust is CLOCK_MONOTONIC µs: the glass time lies between the commit and now.
+        #expect(glass >= before / 1000 * 1000 && glass <= MonotonicClock.nowNs())
+        #expect(screen.stats.presentation.presented == 1 && screen.stats.committed == 1)
+        #expect(Self.rootPixel(display: x.display, x: 10, y: 10) == 0xC0_3060)
+        #expect(Self.rootPixel(display: x.display, x: 1000, y: 590) == 0x30_60C0)
+    }
+
+    @Test func underAWindowManagerTheWindowIsFullscreenThroughEWMH() throws {
+        let x = try XvfbServer.start(width: 800, height: 480)
+        defer { x.stop() }
+        try x.startWindowManager()
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        let wm = try #require(screen.windowManager, "matchbox claims the root, yet no window manager was found")
+        #expect(wm.lowercased().contains("matchbox"))
+        #expect(screen.mode.width == 800 && screen.mode.height == 480)
+    }
+
+    /// Pictures presented faster than Xvfb's 60 Hz: the server skips all but the newest of those
+    /// queued for one refresh. Every present is answered exactly once, by the server.
+    @Test func presentCountersComeOnlyFromTheServersCompletions() throws {
+        let x = try XvfbServer.start(width: 640, height: 360)
+        defer { x.stop() }
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        let frame = Self.greyFrame(width: 320, height: 180)
+        var shownIDs: [UInt64] = []
+        for id in 1...12 as ClosedRange<UInt64> {
+            Self.pump(screen, seconds: 1) { screen.stats.noFreeBuffer == 0 && screen.outstanding < 3 }
+            #expect(screen.show(.cpu(frame), frameID: id, readyNs: MonotonicClock.nowNs()))
+            shownIDs += screen.takeShown().map(\.frameID)
+        }
+        Self.pump(screen) { screen.outstanding == 0 }
+        shownIDs += screen.takeShown().map(\.frameID)
+        let s = screen.stats
+        #expect(s.committed == 12)
+        #expect(s.presentation.presented + s.presentation.discarded == 12)
+        #expect(s.presentation.presented == UInt64(shownIDs.count))
+        #expect(shownIDs == shownIDs.sorted())
+        #expect(shownIDs.last == 12)
+        print("x11 present: committed \(s.committed), presented \(s.presentation.presented), skipped \(s.presentation.discarded), "
+              + "commit→present mean \(Double(s.presentation.meanLatencyNs) / 1e6) ms")
+        // The 320x180 picture fitted to 640x360 covers the window: the centre is grey (Y 126 → 128).
+        let centre = try #require(Self.rootPixel(display: x.display, x: 320, y: 180))
+        #expect(abs(Int(centre & 0xFF) - 128) <= 3)
+    }
+
+    @Test func theServerKilledIsOneSentence() throws {
+        let x = try XvfbServer.start(width: 640, height: 360)
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        x.kill()
+        var changes: [ScreenChange] = []
+        Self.pump(screen) { changes += screen.takeChanges(); return !changes.isEmpty }
+        #expect(changes == [.lost(sentence: "the X server closed the connection (DISPLAY=\(x.display))")])
+        #expect(!screen.isActive)
+        #expect(throws: ScreenError.self) { _ = try screen.canvas(id: 1) }
+    }
+
+    @Test func aResizedWindowIsANewMode() throws {
+        let x = try XvfbServer.start(width: 640, height: 360)
+        defer { x.stop() }
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        // Another client resizes the window, as a window manager or `xdotool windowsize` would.
+        var n: Int32 = 0
+        let c = try #require(xcb_connect(x.display, &n))
+        defer { xcb_disconnect(c) }
+        var values: [UInt32] = [500, 300]
+        xcb_configure_window(c, screen.window, UInt16(XCB_CONFIG_WINDOW_WIDTH.rawValue | XCB_CONFIG_WINDOW_HEIGHT.rawValue), &values)
+        xcb_flush(c)
+        var changes: [ScreenChange] = []
+        Self.pump(screen) { changes += screen.takeChanges(); return !changes.isEmpty }
+        #expect(changes == [.modeChanged(output: x.display, from: ScreenMode(width: 640, height: 360, refreshMilliHz: 0),
+                                         to: ScreenMode(width: 500, height: 300, refreshMilliHz: 0))])
+        #expect(screen.mode.width == 500)
+    }
+
+    /// A mid-grey NV12 picture (Y 126, neutral chroma: BT.709 limited range → about 128 in RGB).
+    static func greyFrame(width: Int, height: Int) -> DecodedFrame {
+        DecodedFrame(pts: 0, width: width, height: height, crop: FrameCrop(), pixelFormat: .nv12,
+                     planes: [FramePlane(bytes: [UInt8](repeating: 126, count: width * height), stride: width, rowBytes: width,
+                                         height: height),
+                              FramePlane(bytes: [UInt8](repeating: 128, count: width * height / 2), stride: width, rowBytes: width,
+                                         height: height / 2)],
+                     colour: FrameColour())
+    }
+}
