@@ -84,7 +84,8 @@ public struct DisplayObservation: Sendable {
         case none
         /// `WAYLAND_DISPLAY` is set: a compositor owns the screen; what the probe saw of it.
         case wayland(WaylandObservation)
-        case x11(display: String)
+        /// `DISPLAY` is set (and `WAYLAND_DISPLAY` is not): what the X11 probe saw of the server.
+        case x11(X11Observation)
     }
 
     public var compositor: Compositor
@@ -143,12 +144,21 @@ public enum DisplayJudge {
         case .wayland(let w):
             findings += wayland(w, vaExports: o.vaExports, vaUnavailable: o.vaUnavailable)
             presentsThroughCompositor = w.error == nil && !w.missing.contains(where: \.required)
-        default:
-            if let c = compositor(o.compositor) { findings.append(c) }
+        case .x11(let x):
+            findings += x11(x)
+            presentsThroughCompositor = x.usable
+        case .none:
+            break
         }
-        let session = Fact("session", o.compositor == .none ? "not under a compositor: the kiosk drives KMS from this console"
-                           : presentsThroughCompositor ? "under a Wayland compositor: the kiosk shows a fullscreen window there (--display auto); KMS is used from a text console"
-                           : "under a compositor (see above)")
+        let session: Fact
+        switch o.compositor {
+        case .none: session = Fact("session", "not under a compositor: the kiosk drives KMS from this console")
+        case .wayland where presentsThroughCompositor:
+            session = Fact("session", "under a Wayland compositor: the kiosk shows a fullscreen window there (--display auto); KMS is used from a text console")
+        case .x11 where presentsThroughCompositor:
+            session = Fact("session", "under an X server: the kiosk shows a fullscreen X11 window there (--display auto); KMS is used from a text console")
+        default: session = Fact("session", "under a compositor (see above)")
+        }
         let usable = o.cards.filter { $0.openError == nil }
         if o.cards.isEmpty {
             findings.append(Finding("KMS", .notAvailable, "no DRM/KMS device: /dev/dri has no card node.",
@@ -193,20 +203,6 @@ public enum DisplayJudge {
             if let c = card.connectors.first(where: \.connected) { return (card, c) }
         }
         return nil
-    }
-
-    /// nil when not under a compositor (the connector finding says so in a fact).
-    static func compositor(_ c: DisplayObservation.Compositor) -> Finding? {
-        switch c {
-        case .none:
-            return nil
-        case .wayland:
-            return nil  // `wayland(_:vaExports:vaUnavailable:)`
-        case .x11(let display):
-            return Finding("compositor", .notAvailable,
-                           "under an X11 session (\(display)), which the kiosk does not present to.",
-                           action: "Run the kiosk (and this check) from a text console (Ctrl+Alt+F3), where it drives KMS itself.")
-        }
     }
 
     static func connectorFinding(_ card: DisplayObservation.Card, _ c: DisplayObservation.Connector) -> Finding {

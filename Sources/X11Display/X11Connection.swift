@@ -32,7 +32,7 @@ final class X11Connection {
     let xinputVersion: (major: UInt16, minor: UInt16)?
     let xinputOpcode: UInt8
     let hasRandR: Bool
-    /// The server is Xwayland (it offers the `XWAYLAND` extension).
+    /// The server is Xwayland (the `XWAYLAND` extension, or outputs named `XWAYLAND<n>`).
     let isXwayland: Bool
 
     private var atomCache: [String: xcb_atom_t] = [:]
@@ -119,8 +119,26 @@ final class X11Connection {
         }
         hasRandR = present(pf_xcb_randr_id()) != nil
         let xw = xcb_query_extension_reply(conn, xwaylandCookie, nil)
-        isXwayland = xw?.pointee.present ?? 0 != 0
+        let hasExtension = xw?.pointee.present ?? 0 != 0
         free(xw)
+        isXwayland = hasExtension || (hasRandR && Self.outputNames(conn, root: root).contains { $0.hasPrefix("XWAYLAND") })
+    }
+
+    /// The RandR output names of the screen (Xwayland names its outputs `XWAYLAND<n>`; Debian 12's
+    /// Xwayland 22.1.9 predates the `XWAYLAND` extension of 23.1, so the names are how it is told).
+    private static func outputNames(_ c: OpaquePointer, root: xcb_window_t) -> [String] {
+        guard let res = xcb_randr_get_screen_resources_current_reply(c, xcb_randr_get_screen_resources_current(c, root), nil)
+        else { return [] }
+        defer { free(res) }
+        let outputs = xcb_randr_get_screen_resources_current_outputs(res)!
+        let n = Int(xcb_randr_get_screen_resources_current_outputs_length(res))
+        let cookies = (0..<n).map { xcb_randr_get_output_info(c, outputs[$0], res.pointee.config_timestamp) }
+        return cookies.compactMap { cookie in
+            guard let info = xcb_randr_get_output_info_reply(c, cookie, nil) else { return nil }
+            defer { free(info) }
+            let length = Int(xcb_randr_get_output_info_name_length(info))
+            return String(decoding: UnsafeBufferPointer(start: xcb_randr_get_output_info_name(info), count: length), as: UTF8.self)
+        }
     }
 
     /// The atom named `name`, interned once (a round trip the first time).

@@ -6,6 +6,7 @@ import Kiosk
 import PunktfunkSession
 import SelfCheck
 import WaylandDisplay
+import X11Display
 
 /// What `check` reads from the box for the display (read-only), sound, input, network and box
 /// sections. Only gathering: every verdict is `SelfCheck`'s.
@@ -16,7 +17,7 @@ enum CheckGather {
         let env = ProcessInfo.processInfo.environment
         let compositor: DisplayObservation.Compositor
         if let w = env["WAYLAND_DISPLAY"], !w.isEmpty { compositor = .wayland(wayland(display: w)) }
-        else if let x = env["DISPLAY"], !x.isEmpty { compositor = .x11(display: x) }
+        else if let x = env["DISPLAY"], !x.isEmpty { compositor = .x11(x11(display: x, environment: env)) }
         else { compositor = .none }
         let cards = KMSProbe.describeAll().compactMap { text -> DisplayObservation.Card? in
             guard let o = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
@@ -52,6 +53,40 @@ enum CheckGather {
                 })
             },
             feedbackError: r.dmabufFeedbackError)
+    }
+
+    /// The X server behind `display`, read-only (`X11Probe`: no window is mapped), and what the
+    /// kiosk would set on its window for gamescope from this process's environment and ancestry.
+    static func x11(display: String, environment env: [String: String]) -> X11Observation {
+        let r: X11ProbeResult
+        do { r = try X11Probe.run(displayName: display, environment: env) } catch {
+            return X11Observation(display: display, error: error.description)
+        }
+        func version(_ v: X11ProbeResult.Version?) -> X11Observation.Version? { v.map { .init($0.major, $0.minor) } }
+        var how: [String] = []
+        if !r.gamescopeRootProperties.isEmpty { how.append("the root has \(r.gamescopeRootProperties.joined(separator: " and "))") }
+        if r.gamescopeEnvironment { how.append("GAMESCOPE_WAYLAND_DISPLAY is set") }
+        let plan = GamescopeProperties.forWindow(environment: env, insideGamescope: r.gamescope,
+                                                 reaperAppID: SteamLaunchAncestry.appID())
+        let wm: X11Observation.WindowManager
+        switch r.windowManager {
+        case .none: wm = .none
+        case .stale: wm = .stale
+        case .running(_, let name): wm = .running(name: name)
+        }
+        let path = r.picturePath
+        return X11Observation(
+            display: display, vendor: r.vendor, release: r.release, rootWidth: r.rootWidth, rootHeight: r.rootHeight,
+            outputs: r.crtcs.map { c in
+                .init(name: c.outputs.isEmpty ? "CRTC \(c.id)" : c.outputs.joined(separator: "+"), x: c.x, y: c.y,
+                      width: c.width, height: c.height, refreshMilliHz: c.refreshMilliHz)
+            },
+            present: version(r.present), shm: version(r.shm), dri3: version(r.dri3), xinput: version(r.xinput),
+            xtest: version(r.xtest), xfixes: version(r.xfixes), randr: version(r.randr),
+            shmAttachWorks: r.shmAttachWorks, shmAttachError: r.shmAttachError, xwayland: r.xwayland, windowManager: wm,
+            gamescope: how.isEmpty ? nil : how.joined(separator: "; "), steamFocusAppIDs: r.steamFocusAppIDs,
+            gamescopeProperties: plan.sentence, steamAppID: plan.appID,
+            pixels: path.pixels.rawValue, dmabufPixmaps: path.dmabufPixmaps, pictureSummary: path.summary)
     }
 
     /// The surfaces the decode section's VA-API devices exported (first picture of each

@@ -3,6 +3,7 @@ import Display
 import Foundation
 import Input
 import VideoDecode
+import X11Display
 
 /// `punktfunk-kiosk probe`: prints one JSON object describing what this box offers for streaming
 /// — `"kms"`: every DRM card's connectors, modes, CRTCs and planes with formats and modifiers;
@@ -10,7 +11,9 @@ import VideoDecode
 /// stateless HEVC decoders the media controller lists, their decode modes, start codes, controls
 /// and CAPTURE formats (`V4L2Probe`); `"cec"`: every
 /// HDMI-CEC adapter (`/dev/cecN`), its driver, connector and physical address; `"hello"`: the
-/// ClientHello this box would send and why each capability is or is not asked for (`HelloPlan`)
+/// ClientHello this box would send and why each capability is or is not asked for (`HelloPlan`);
+/// `"x11"`, when `DISPLAY` is set: the X server's extensions, CRTCs, window manager, gamescope
+/// and the picture path (`X11Probe`)
 /// — so a user can paste it into a bug report. Read-only; works beside a running compositor.
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,8 +31,10 @@ struct ProbeCommand: ParsableCommand {
         let v4l2 = (try? encoder.encode(V4L2Probe.report())).map { String(decoding: $0, as: UTF8.self) }
             ?? "{\"error\":\"V4L2 report could not be encoded\"}"
         let cec = CECAdapterSummary.list().map(Self.json)
+        let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+        let x11 = display.isEmpty ? "" : ",\"x11\":\(X11Probe.json(displayName: display))"
         print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"v4l2\":\(v4l2),\"cec\":[\(cec.joined(separator: ","))],"
-              + "\"hello\":\(HelloReport.plan().json)}")
+              + "\"hello\":\(HelloReport.plan().json)\(x11)}")
     }
 
     /// One adapter as a JSON object (read without claiming anything).
