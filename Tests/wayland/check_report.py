@@ -2,6 +2,8 @@
 """Judges `punktfunk-kiosk check --json` run under a compositor: the display section's
 compositor finding must be ok and name the compositor; each `+SUBJECT` must be a degraded
 finding (a missing optional protocol), each `-SUBJECT` must be absent (the protocol is there).
+Under an X server, NAME `x11=SERVER`: the "X server" finding must be ok and its server fact begin
+with SERVER (e.g. the vendor string and release xdpyinfo reads from the server).
 
     check_report.py REPORT.json NAME [+SUBJECT|-SUBJECT]...
 
@@ -22,13 +24,14 @@ def main() -> int:
         print("no display section")
         return 1
     findings = {f["subject"]: f for f in display["findings"]}
-    c = findings.get("compositor")
+    subject, fact, prefix = ("X server", "server", name[4:]) if name.startswith("x11=") else ("compositor", "compositor", name + " ")
+    c = findings.get(subject)
     if c is None or c["verdict"] != "ok":
-        print(f"compositor finding not ok: {c}")
+        print(f"{subject} finding not ok: {c}")
         return 1
-    who = c["facts"].get("compositor", "")
-    if not who.startswith(name + " "):
-        print(f"compositor named {who!r}, expected {name}")
+    who = c["facts"].get(fact, "")
+    if not who.startswith(prefix):
+        print(f"{subject} named {who!r}, expected {prefix.strip()}")
         return 1
     problems = []
     for w in wants:

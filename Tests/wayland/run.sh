@@ -10,7 +10,7 @@
 #                                   picture need release speed and skip, saying so, with a debug one)
 #   PF_WL_TESTHOST=path             pf-testhost (default: beside the kiosk)
 #   PF_WL_ONLY="cage weston"        only the cases under these compositors (sway, weston, cage, kwin,
-#                                   mutter), machinery and kiosk alike; e.g. PF_WL_ONLY=cage takes ~40 s
+#                                   mutter, x11), machinery and kiosk alike; e.g. PF_WL_ONLY=cage takes ~40 s
 #
 # cage runs with its output turned 180° (`-r -r`); why, at the cage machinery case below.
 #
@@ -40,6 +40,10 @@
 #   sway arrive in pf-testhost's input log exactly; focus loss releases held keys; an output
 #   resize reaches the host as a mode request (Reconfigure); the compositor killed mid-stream ends
 #   the kiosk with a sentence and a non-zero exit.
+# The X11 cases (x11; x11-cases.sh: `--display x11` under Xvfb, bare and with matchbox-window-manager,
+# and under Xwayland in weston) need Xvfb, xwd, xprop, xev, xdpyinfo, xdotool, matchbox-window-manager and
+# xcb's headers; without them only they SKIP. Their injector, pf-xinject.c (gcc against xcb +
+# xcb-xtest), reads pf-wlclient's inject lines and sends them through XTEST; xev judges it here.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
@@ -93,6 +97,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   result SKIP "wayland harness" "missing ${missing[*]} (Tests/tools/install-deps.sh installs them)"
   exit 0
 fi
+# The X11 cases' own (their absence skips only them): tool → Debian package.
+x11_missing=()
+for tool in Xvfb:xvfb xwd:x11-apps xprop:x11-utils xev:x11-utils xdpyinfo:x11-utils xdotool:xdotool matchbox-window-manager:matchbox-window-manager; do
+  command -v "${tool%%:*}" > /dev/null || x11_missing+=("${tool%%:*} (package ${tool#*:})")
+done
+pkg-config --exists xcb xcb-xtest || x11_missing+=("xcb's headers (packages libxcb1-dev libxcb-xtest0-dev)")
 
 # Who runs sway and cage.
 if [ "$(id -u)" -eq 0 ]; then
@@ -132,6 +142,12 @@ client="$bin/pf-wlclient"
 if ! gcc -O1 -Wall -o "$bin/pf-kwinshot" "$here/pf-kwinshot.c" $(pkg-config --cflags --libs gio-unix-2.0) 2> "$out/gcc-kwinshot.log"; then
   result FAIL "test client" "gcc pf-kwinshot: $(head -c 400 "$out/gcc-kwinshot.log")"; exit 1
 fi
+# shellcheck disable=SC2046
+if [ ${#x11_missing[@]} -eq 0 ] && ! gcc -O1 -Wall -o "$bin/pf-xinject" "$here/pf-xinject.c" $(pkg-config --cflags --libs xcb xcb-xtest) \
+     2> "$out/gcc-xinject.log"; then
+  result FAIL "test client" "gcc pf-xinject: $(head -c 400 "$out/gcc-xinject.log")"
+  x11_missing+=("a working pf-xinject (gcc failed: $out/gcc-xinject.log)")
+fi
 # kwin_wayland without its file capability (see the top): a copy the test user can run.
 install -m 755 "$(command -v kwin_wayland)" "$bin/kwin_wayland"
 chmod 755 "$bin/pf-kwinshot"
@@ -150,9 +166,9 @@ start_sway() {  # start_sway NAME WxH [OUTPUT-SETTINGS…]: e.g. `scale 1.5`, `t
   pid=$!
   wait_socket "$1"
 }
-start_weston() {  # start_weston NAME WxH [--use-gl] (as root when root: it has no root check, and no seat)
+start_weston() {  # start_weston NAME WxH [--use-gl|--use-pixman [MORE…]] (as root when root: it has no root check, and no seat)
   xdg="/tmp/pf-wl-$(id -u)-$$-$1"; rm -rf "$xdg"; install -d -m 700 "$xdg"
-  XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so "${3:---use-pixman}" --idle-time=0 --width="${2%x*}" --height="${2#*x}" \
+  XDG_RUNTIME_DIR="$xdg" weston --backend=headless-backend.so "${3:---use-pixman}" "${@:4}" --idle-time=0 --width="${2%x*}" --height="${2#*x}" \
     --socket=wayland-pf --debug --no-config --log="$out/$1.log" > "$out/$1.stdout" 2>&1 &
   pid=$!
   wait_socket "$1"
@@ -181,6 +197,27 @@ start_mutter() {  # start_mutter NAME WxH: mutter 43 headless with one virtual m
     mutter --headless --wayland --no-x11 --virtual-monitor "$2" --wayland-display=wayland-mutter > "$out/$1.log" 2>&1 &
   pid=$!
   wait_socket "$1"
+}
+start_xvfb() {  # start_xvfb NAME [matchbox]: Xvfb 1280x720x24 on the first free display ($xdisp, its pid $xpid;
+  # log $out/NAME.log), with matchbox-window-manager (EWMH) when asked ($wm_pid; ready once it has
+  # set _NET_SUPPORTING_WM_CHECK on the root). As whoever runs the harness: Xvfb has no root check.
+  wm_pid=""
+  : > "$out/$1.display"
+  Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp -noreset 3> "$out/$1.display" > "$out/$1.log" 2>&1 &
+  xpid=$!
+  wait_for "$out/$1.display" '^[0-9]' 15 || return 1
+  xdisp=":$(head -1 "$out/$1.display")"
+  [ "${2:-}" = matchbox ] || return 0
+  DISPLAY="$xdisp" matchbox-window-manager -use_titlebar no > "$out/$1-wm.log" 2>&1 &
+  wm_pid=$!
+  local i=0
+  until xprop -display "$xdisp" -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep 'window id' > /dev/null; do
+    i=$((i + 1)); [ $i -gt 100 ] && return 1; sleep 0.1
+  done
+}
+stop_xvfb() {  # stop_xvfb: the window manager ($wm_pid) and Xvfb ($xpid)
+  [ -n "$wm_pid" ] && stop "$wm_pid"
+  stop "$xpid"
 }
 stop_session() {  # stop_session: the compositor ($pid) and its session bus ($bus_pid)
   stop "$pid"; kill "$bus_pid" 2>/dev/null; wait "$bus_pid" 2>/dev/null
@@ -398,7 +435,49 @@ elif wants mutter; then
   result FAIL "mutter 43 starts --headless --virtual-monitor" "$(tail -c 400 "$out/mutter.log")"
 fi
 
+# ---------------------------------------------------------------- machinery: X11
+# pf-xinject's XTEST keys and buttons against xev (x11-utils): the X server's own report of them.
+if wants x11 && [ ${#x11_missing[@]} -gt 0 ]; then
+  result SKIP "x11 (Xvfb): pf-xinject's keys and buttons reach xev exactly" "missing ${x11_missing[*]} (Tests/tools/install-deps.sh installs them)"
+elif wants x11 && start_xvfb x11-machinery; then
+  DISPLAY="$xdisp" xev -geometry 1280x720+0+0 -event keyboard -event button > "$out/x11-xev.log" 2>&1 &
+  xe=$!
+  # (no window manager: the keyboard follows the pointer, put on xev's window first)
+  i=0; until DISPLAY="$xdisp" xdotool search --name 'Event Tester' > /dev/null 2>&1; do i=$((i + 1)); [ $i -gt 50 ] && break; sleep 0.1; done
+  { echo "abs 640 360 1280 720"
+    for code in 30 48 16 17 31 32 42 54 29 97 56 100 103 108 105 106 28 1 57 14 15; do printf 'key %s 1\nkey %s 0\n' "$code" "$code"; done
+    printf 'button 272 1\nbutton 272 0\nbutton 273 1\nbutton 273 0\nbutton 274 1\nbutton 274 0\nsync\n'
+  } > "$out/x11-xinject.txt"
+  DISPLAY="$xdisp" "$bin/pf-xinject" inject < "$out/x11-xinject.txt" 2> "$out/x11-xinject.log"
+  sleep 0.3
+  stop $xe
+  # xev's "KeyPress event … keycode N …" → `key N-8 1`, "ButtonRelease … button N," → `button N 0`
+  awk '/^(KeyPress|ButtonPress)/ { s = 1 } /^(KeyRelease|ButtonRelease)/ { s = 0 }
+       match($0, /keycode [0-9]+/) { print "key", substr($0, RSTART + 8, RLENGTH - 8) - 8, s }
+       match($0, /button [0-9]+,/) { print "button", substr($0, RSTART + 7, RLENGTH - 8), s }' "$out/x11-xev.log" > "$out/x11-xev-edges.txt"
+  buttons=$(grep '^button' "$out/x11-xev-edges.txt" | tr '\n' ';')
+  if figures=$(python3 "$here/judge.py" keys "$out/x11-xev-edges.txt" "$out/x11-xinject.txt" 2>&1) \
+     && [ "$buttons" = "button 1 1;button 1 0;button 3 1;button 3 0;button 2 1;button 2 0;" ]; then
+    result PASS "x11 (Xvfb): pf-xinject's keys and buttons reach xev exactly" "$figures; evdev buttons 272/273/274 as X buttons: $buttons"
+  else
+    result FAIL "x11 (Xvfb): pf-xinject's keys and buttons reach xev exactly" "$figures; buttons: $buttons $(head -c 200 "$out/x11-xinject.log")"
+  fi
+  stop_xvfb
+elif wants x11; then
+  result FAIL "x11 (Xvfb): pf-xinject's keys and buttons reach xev exactly" "Xvfb did not start: $(tail -c 300 "$out/x11-machinery.log")"
+fi
+
 # ---------------------------------------------------------------- kiosk cases
+x11_cases=("x11 (Xvfb, no window manager): demo --display x11 fills the screen"
+           "x11 (Xvfb, no window manager): the start line and honest Present counters"
+           "x11 (Xvfb + matchbox, EWMH fullscreen): demo fills the screen"
+           "x11 (Xwayland in weston): demo fills the screen" "x11 (Xwayland in weston): the start line says the server is Xwayland"
+           "x11 (Xvfb): the shell's home screen (OCR)"
+           "x11 (Xvfb + matchbox): keys injected (XTEST) reach pf-testhost's input log exactly"
+           "x11 (Xvfb + matchbox): focus loss releases held keys on the host"
+           "x11 (Xvfb + matchbox): X server killed mid-stream ends the kiosk cleanly"
+           "x11: --display auto with DISPLAY set and no Wayland socket picks x11, saying why"
+           "x11 (Xvfb): check names the X server")
 kiosk_cases=("sway: demo --display wayland fills the screen" "sway at scale 1.5: demo fills the screen"
              "sway turned 90°: demo fills the screen" "weston: demo --display wayland fills the screen"
              "cage (no viewporter, no presentation-time): demo fills the screen" "KWin at scale 1.5: demo fills the screen"
@@ -412,7 +491,7 @@ kiosk_cases=("sway: demo --display wayland fills the screen" "sway at scale 1.5:
              "weston: the kiosk's presentation feedback agrees with weston-presentation-shm's"
              "weston: commit → presented no worse than weston-presentation-shm's at the same size"
              "weston (pixman): a 10-bit stream stays XRGB8888 and shows its frames"
-             "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames")
+             "weston (GL): a 10-bit stream goes as XBGR2101010 and shows its frames" "${x11_cases[@]}")
 why=""
 if [ ! -x "$KIOSK" ]; then
   why="no kiosk binary at $KIOSK (swift build --product punktfunk-kiosk, or set PF_WL_KIOSK)"
@@ -437,3 +516,4 @@ if [ -n "$why" ]; then
   exit 0
 fi
 source "$here/kiosk-cases.sh"
+source "$here/x11-cases.sh"

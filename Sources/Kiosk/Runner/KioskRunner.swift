@@ -772,12 +772,15 @@ public final class KioskRunner {
         }
     }
 
+    /// Why the screen is gone for good, once it is: the person's last line.
+    private var screenLostSentence: String?
+
     /// The screen is gone for good (the compositor went away): a running stream ends as the
     /// user's own leave would (the host sees a deliberate close, input releases everything held),
-    /// the sentence is said, and the process ends with a failure status.
+    /// the sentence is said as the last line, and the process ends with a failure status.
     private func screenLost(_ sentence: String, job: Int?) {
         guard exitCode == nil else { return }
-        say("the display is gone: \(sentence)")
+        screenLostSentence = sentence   // said last, when everything is stopped (`finish`)
         if let s = stream { s.stopInput(); s.stop() }
         exitCode = ExitStatus.failed
     }
@@ -804,6 +807,7 @@ public final class KioskRunner {
         shellInput = nil
         screen?.close()
         screen = nil
+        if let sentence = screenLostSentence { say("the display is gone: \(sentence)") }
     }
 
     private func say(_ line: String) {
