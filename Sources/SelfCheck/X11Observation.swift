@@ -61,9 +61,9 @@ public struct X11Observation: Sendable, Equatable {
     /// (`GamescopeProperties.sentence`), and whether it has a Steam app id to set.
     public var gamescopeProperties: String?
     public var steamAppID: UInt32?
-    /// The picture path (`X11PicturePath`): "mit-shm" or "put-image", DRI3 pixmaps, one summary line.
+    /// The picture path (`X11PicturePath`): "mit-shm" or "put-image", whether DRI3 is offered (unused), one summary line.
     public var pixels: String
-    public var dmabufPixmaps: Bool
+    public var dri3Offered: Bool
     public var pictureSummary: String
 
     public init(display: String, error: String? = nil, vendor: String = "", release: UInt32 = 0, rootWidth: Int = 0,
@@ -72,14 +72,14 @@ public struct X11Observation: Sendable, Equatable {
                 randr: Version? = nil, shmAttachWorks: Bool = false, shmAttachError: String? = nil, xwayland: Bool = false,
                 windowManager: WindowManager = .none, gamescope: String? = nil, steamFocusAppIDs: [UInt32]? = nil,
                 gamescopeProperties: String? = nil, steamAppID: UInt32? = nil, pixels: String = "put-image",
-                dmabufPixmaps: Bool = false, pictureSummary: String = "") {
+                dri3Offered: Bool = false, pictureSummary: String = "") {
         self.display = display; self.error = error; self.vendor = vendor; self.release = release
         self.rootWidth = rootWidth; self.rootHeight = rootHeight; self.outputs = outputs
         self.present = present; self.shm = shm; self.dri3 = dri3; self.xinput = xinput; self.xtest = xtest
         self.xfixes = xfixes; self.randr = randr; self.shmAttachWorks = shmAttachWorks; self.shmAttachError = shmAttachError
         self.xwayland = xwayland; self.windowManager = windowManager; self.gamescope = gamescope
         self.steamFocusAppIDs = steamFocusAppIDs; self.gamescopeProperties = gamescopeProperties; self.steamAppID = steamAppID
-        self.pixels = pixels; self.dmabufPixmaps = dmabufPixmaps; self.pictureSummary = pictureSummary
+        self.pixels = pixels; self.dri3Offered = dri3Offered; self.pictureSummary = pictureSummary
     }
 
     /// The X11 backend can start: the server answered and offers Present.

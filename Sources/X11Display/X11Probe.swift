@@ -136,7 +136,7 @@ public struct X11ProbeResult: Sendable, Equatable {
             + "\"gamescope\":{\"detected\":\(gamescope),\"root_properties\":[\(gamescopeRootProperties.map(q).joined(separator: ","))],"
             + "\"environment\":\(gamescopeEnvironment),"
             + "\"baselayer_appids\":\(steamFocusAppIDs.map { "[\($0.map(String.init).joined(separator: ","))]" } ?? "null")},"
-            + "\"picture_path\":{\"pixels\":\"\(path.pixels.rawValue)\",\"dmabuf_pixmaps\":\(path.dmabufPixmaps),"
+            + "\"picture_path\":{\"pixels\":\"\(path.pixels.rawValue)\",\"dri3_offered\":\(path.dri3Offered),"
             + "\"summary\":\(q(path.summary))}"
             + (plan.map { p in
                 ",\"gamescope_window\":{\"properties\":[" + p.properties.map { prop in

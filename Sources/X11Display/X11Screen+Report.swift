@@ -31,7 +31,7 @@ extension X11Screen {
         var line = "{\"x11\":{\"display\":\(JSON.string(c.displayName)),\"server\":\(JSON.string(c.vendor)),"
         line += "\"release\":\(c.release),\"xwayland\":\(c.isXwayland),\"wm\":\(windowManager.map(JSON.string) ?? "null"),"
         line += "\"mode\":\"\(mode.name)\",\"present\":\"\(c.presentVersion.major).\(c.presentVersion.minor)\","
-        line += "\"pixels\":\"\(picturePath.pixels.rawValue)\",\"dri3\":\(picturePath.dmabufPixmaps),"
+        line += "\"pixels\":\"\(picturePath.pixels.rawValue)\",\"dri3\":\(picturePath.dri3Offered),"
         line += "\"xinput\":\(c.xinputVersion.map { "\"\($0.major).\($0.minor)\"" } ?? "null"),\"panel\":\"composited\"}}\n"
         FileHandle.standardError.write(Data(line.utf8))
     }

@@ -13,8 +13,9 @@ extension X11Screen: Screen {
     /// Unknown: the X server does not say which GPU it renders on without DRI3's device fd.
     public var deviceNode: String? { nil }
     public var connectorName: String? { nil }
-    /// Keyboards and mice come through the server (XInput 2) when it offers 2.2.
-    public var keyboardsAndMiceAreTheScreens: Bool { connection.xinputVersion != nil }
+    /// Keyboards and mice are the X server's: they come through it (XInput 2.2), never from evdev
+    /// (an evdev grab would take them from the desktop). Without XInput 2.2 only pads reach the kiosk.
+    public var keyboardsAndMiceAreTheScreens: Bool { true }
 
     public func prepareWait() -> [Int32] {
         guard !isLost else { return [] }

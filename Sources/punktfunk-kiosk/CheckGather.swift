@@ -86,7 +86,7 @@ enum CheckGather {
             shmAttachWorks: r.shmAttachWorks, shmAttachError: r.shmAttachError, xwayland: r.xwayland, windowManager: wm,
             gamescope: how.isEmpty ? nil : how.joined(separator: "; "), steamFocusAppIDs: r.steamFocusAppIDs,
             gamescopeProperties: plan.sentence, steamAppID: plan.appID,
-            pixels: path.pixels.rawValue, dmabufPixmaps: path.dmabufPixmaps, pictureSummary: path.summary)
+            pixels: path.pixels.rawValue, dri3Offered: path.dri3Offered, pictureSummary: path.summary)
     }
 
     /// The surfaces the decode section's VA-API devices exported (first picture of each

@@ -8,7 +8,7 @@ import Testing
 @Suite("check: display judging under an X server")
 struct X11JudgeTests {
     /// `X11PicturePath.summary` for Xvfb, as `punktfunk-kiosk probe` printed it there.
-    static let xvfbSummary = "CPU pictures and the shell through MIT-SHM pixmaps; no dma-buf pixmaps: the X server offers no DRI3 (no GPU behind it, or a virtual server such as Xvfb); VA-API surfaces read back; all presented with Present"
+    static let xvfbSummary = "pictures and the shell through MIT-SHM pixmaps, presented with Present; VA-API pictures read back and converted on the CPU — the X server offers no DRI3 (no GPU behind it, or a virtual server such as Xvfb)"
 
     static let xvfb = X11Observation(
         display: ":57", vendor: "The X.Org Foundation", release: 12_101_007, rootWidth: 1280, rootHeight: 720,
@@ -16,7 +16,7 @@ struct X11JudgeTests {
         present: .init(1, 2), shm: .init(1, 2), dri3: nil, xinput: .init(2, 4), xtest: .init(2, 2), xfixes: .init(6, 0),
         randr: .init(1, 6), shmAttachWorks: true, windowManager: .running(name: "matchbox"),
         gamescopeProperties: "gamescope: not launched by Steam, no STEAM_GAME set",
-        pixels: "mit-shm", dmabufPixmaps: false, pictureSummary: xvfbSummary)
+        pixels: "mit-shm", dri3Offered: false, pictureSummary: xvfbSummary)
 
     func finding(_ s: Section, _ subject: String) -> Finding? { s.findings.first { $0.subject == subject } }
 

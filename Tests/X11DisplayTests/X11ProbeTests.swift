@@ -34,7 +34,7 @@ import CXCB
         #expect(r.crtcs.count == 1)
         #expect(r.crtcs.first.map { ($0.width, $0.height, $0.refreshMilliHz) } ?? (0, 0, -1) == (1280, 720, 0))
         let path = r.picturePath
-        #expect(path.pixels == .sharedMemory && !path.dmabufPixmaps)
+        #expect(path.pixels == .sharedMemory && !path.dri3Offered)
         // The JSON parses and carries the picture path's summary.
         let object = try JSONSerialization.jsonObject(with: Data(r.json.utf8)) as? [String: Any]
         #expect((object?["picture_path"] as? [String: Any])?["summary"] as? String == path.summary)

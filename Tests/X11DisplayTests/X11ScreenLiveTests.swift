@@ -42,7 +42,7 @@ struct X11ScreenLiveTests {
         #expect(screen.mode.width == 1024 && screen.mode.height == 600)
         #expect(screen.name.hasPrefix("x11 \(x.display) no-wm 1024x600"))
         #expect(screen.picturePath.pixels == .sharedMemory)
-        #expect(screen.picturePath.dmabufPixmaps == false)
+        #expect(screen.picturePath.dri3Offered == false)
 
         let before = MonotonicClock.nowNs()
         let canvas = try #require(try screen.canvas(id: 1))

@@ -1,12 +1,15 @@
 /// How pictures reach an X server's window, from what the server offers. Pure: the extension
 /// versions are passed in (the screen reads them at connect; `check` reads them without a window).
 ///
-/// Every path ends in a Present `PresentPixmap`; only where the pixmap's pixels come from differs:
-/// - DRI3 ≥ 1.2 (`PixmapFromBuffers`, modifiers): a decoder's RGB dma-buf becomes a pixmap with no
-///   copy. A VA-API surface is Y′CbCr (NV12/P010), which no X pixmap is: such pictures are read back
-///   and converted like software ones (the DRI3 path is ready for an RGB export, not used by one yet).
+/// Every path ends in a Present `PresentPixmap` of an XRGB8888 pixmap; only where its pixels come
+/// from differs:
 /// - MIT-SHM with fd passing (1.2): the CPU conversion writes into shared memory the server reads.
-/// - neither (a server on another machine): the conversion's rows go over the wire (`PutImage`).
+/// - without it (a server on another machine): the conversion's rows go over the wire (`PutImage`).
+///
+/// GPU pictures are read back and converted like software ones. DRI3 (`PixmapFromBuffers`) makes
+/// pixmaps of RGB dma-bufs only, and a VA-API surface is Y′CbCr (NV12/P010), which no X pixmap
+/// holds: zero copy under X11 would need a VA-API video-processing step to RGB first, which the
+/// kiosk does not have. Whether the server offers DRI3 is reported, not used.
 public struct X11PicturePath: Sendable, Equatable {
     public enum Pixels: String, Sendable, Equatable {
         case sharedMemory = "mit-shm"
@@ -14,10 +17,10 @@ public struct X11PicturePath: Sendable, Equatable {
     }
     /// Where CPU pictures and the shell's canvas go.
     public var pixels: Pixels
-    /// Whether RGB dma-bufs can become pixmaps (DRI3 ≥ 1.2).
-    public var dmabufPixmaps: Bool
-    /// Why not DRI3 (nil when it is used).
-    public var dri3Why: String?
+    /// Whether the server offers DRI3 ≥ 1.2 (pixmaps from dma-bufs with modifiers).
+    public var dri3Offered: Bool
+    /// What DRI3 there is, in words.
+    public var dri3Note: String
     /// Why not MIT-SHM (nil when it is used).
     public var shmWhy: String?
 
@@ -27,11 +30,14 @@ public struct X11PicturePath: Sendable, Equatable {
     ///   - shmAttachWorks: whether attaching a segment by fd succeeded (false for a server on another machine).
     public static func decide(dri3: (major: UInt32, minor: UInt32)?, shm: (major: UInt32, minor: UInt32)?,
                               shmAttachWorks: Bool) -> X11PicturePath {
-        var dri3Why: String?
+        let dri3Note: String
+        var offered = false
         if let v = dri3 {
-            if (v.major, v.minor) < (1, 2) { dri3Why = "the server's DRI3 is \(v.major).\(v.minor); pixmaps from dma-bufs with modifiers need 1.2" }
+            offered = (v.major, v.minor) >= (1, 2)
+            dri3Note = offered ? "the server offers DRI3 \(v.major).\(v.minor), unused: VA-API surfaces are NV12/P010, which no X pixmap holds"
+                : "the server's DRI3 is \(v.major).\(v.minor) (dma-bufs with modifiers need 1.2)"
         } else {
-            dri3Why = "the X server offers no DRI3 (no GPU behind it, or a virtual server such as Xvfb)"
+            dri3Note = "the X server offers no DRI3 (no GPU behind it, or a virtual server such as Xvfb)"
         }
         var shmWhy: String?
         if let v = shm {
@@ -40,16 +46,14 @@ public struct X11PicturePath: Sendable, Equatable {
         } else {
             shmWhy = "the X server offers no MIT-SHM"
         }
-        return X11PicturePath(pixels: shmWhy == nil ? .sharedMemory : .putImage, dmabufPixmaps: dri3Why == nil,
-                              dri3Why: dri3Why, shmWhy: shmWhy)
+        return X11PicturePath(pixels: shmWhy == nil ? .sharedMemory : .putImage, dri3Offered: offered, dri3Note: dri3Note,
+                              shmWhy: shmWhy)
     }
 
     /// One line for the start-up report and `check`.
     public var summary: String {
-        let cpu = pixels == .sharedMemory ? "CPU pictures and the shell through MIT-SHM pixmaps"
-            : "CPU pictures and the shell sent with PutImage (\(shmWhy ?? ""))"
-        let gpu = dmabufPixmaps ? "RGB dma-bufs as DRI3 pixmaps; VA-API surfaces (NV12/P010) read back"
-            : "no dma-buf pixmaps: \(dri3Why ?? ""); VA-API surfaces read back"
-        return "\(cpu); \(gpu); all presented with Present"
+        let cpu = pixels == .sharedMemory ? "pictures and the shell through MIT-SHM pixmaps"
+            : "pictures and the shell sent with PutImage (\(shmWhy ?? ""))"
+        return "\(cpu), presented with Present; VA-API pictures read back and converted on the CPU — \(dri3Note)"
     }
 }
