@@ -41,7 +41,7 @@
 #   resize reaches the host as a mode request (Reconfigure); the compositor killed mid-stream ends
 #   the kiosk with a sentence and a non-zero exit.
 # The X11 cases (x11; x11-cases.sh: `--display x11` under Xvfb, bare and with matchbox-window-manager,
-# and under Xwayland in weston) need Xvfb, xwd, xprop, xev, xdpyinfo, xdotool, matchbox-window-manager and
+# and under Xwayland in weston and sway) need Xvfb, xwd, xprop, xev, xdpyinfo, xdotool, matchbox-window-manager and
 # xcb's headers; without them only they SKIP. Their injector, pf-xinject.c (gcc against xcb +
 # xcb-xtest), reads pf-wlclient's inject lines and sends them through XTEST; xev judges it here.
 set -uo pipefail
@@ -472,6 +472,7 @@ x11_cases=("x11 (Xvfb, no window manager): demo --display x11 fills the screen"
            "x11 (Xvfb, no window manager): the start line and honest Present counters"
            "x11 (Xvfb + matchbox, EWMH fullscreen): demo fills the screen"
            "x11 (Xwayland in weston): demo fills the screen" "x11 (Xwayland in weston): the start line says the server is Xwayland"
+           "x11 (Xwayland in sway): demo fills the screen" "x11 (Xwayland in sway): the start line and honest Present counters"
            "x11 (Xvfb): the shell's home screen (OCR)"
            "x11 (Xvfb + matchbox): keys injected (XTEST) reach pf-testhost's input log exactly"
            "x11 (Xvfb + matchbox): focus loss releases held keys on the host"

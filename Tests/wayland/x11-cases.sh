@@ -201,6 +201,32 @@ else
   result FAIL "x11 (Xwayland in weston): demo fills the screen" "weston --xwayland did not start or named no X display: $(tail -c 300 "$out/x11-weston.log")"
 fi
 
+# ---------------------------------------------------------------- Xwayland inside headless sway
+# sway 1.7 starts Xwayland when the first X client connects (`xwayland enable`, its default) and
+# fullscreens X windows through its XWM; `swaymsg exec` runs the kiosk in sway's own environment
+# (its DISPLAY), as the compositor's user. grim shoots the output.
+if start_sway x11-sway 1280x720; then
+  ev="$xdg/x11-sway-demo"
+  on swaymsg exec "sh -c '\"$KIOSK\" demo --display x11 --seconds 10 > $ev.stdout 2> $ev.stderr; echo \$? > $ev.rc'" \
+    > "$out/x11-sway-exec.log" 2>&1
+  wait_for "$ev.stderr" '^{"x11":' 30 || true
+  sleep 3
+  on grim "$ev.png" 2> "$out/x11-sway-grim.log"
+  wait_for "$ev.rc" '[0-9]' 30 || true
+  cp "$ev.stderr" "$out/x11-sway-demo.stderr" 2>/dev/null; cp "$ev.png" "$out/x11-sway-demo.png" 2>/dev/null
+  rc=$(cat "$ev.rc" 2>/dev/null)
+  if [ -s "$out/x11-sway-demo.png" ]; then
+    judge "x11 (Xwayland in sway): demo fills the screen at the fitted place, black around (kiosk exit ${rc:-?})" \
+      demo "$out/x11-sway-demo.png" "$fixture" fit black
+  else
+    result FAIL "x11 (Xwayland in sway): demo fills the screen" "no screenshot: $(head -c 200 "$out/x11-sway-grim.log"); kiosk: $(tail -c 300 "$out/x11-sway-demo.stderr" 2>/dev/null) $(head -c 200 "$out/x11-sway-exec.log")"
+  fi
+  x11_counters "x11 (Xwayland in sway): the start line and honest Present counters" "$out/x11-sway-demo.stderr" 1280x720
+  stop $pid
+else
+  result FAIL "x11 (Xwayland in sway): demo fills the screen" "sway did not start: $(tail -c 300 "$out/x11-sway.log")"
+fi
+
 # ---------------------------------------------------------------- Xvfb + matchbox: demo, then a stream
 if start_xvfb x11-mb matchbox; then
   # b. the window manager fullscreens the window (EWMH)
