@@ -336,8 +336,8 @@ public final class X11Screen {
         } else {
             var flags: PresentationLedger.Flags = [.vsync]
             if mode == UInt8(XCB_PRESENT_COMPLETE_MODE_FLIP.rawValue) { flags.insert(.zeroCopy); stats.flips += 1 }
-            if let shown = ledger.handlePresented(token: slot.token, glassNs: ust &* 1000, refreshNs: mode_refreshNs,
-                                                  flags: flags, now: now) {
+            if let shown = ledger.handlePresented(token: slot.token, glassNs: ust &* 1000, refreshNs: modeRefreshNs,
+                                                  flags: flags, now: now), shown.frameID != Self.repaintFrameID {
                 shownQueue.append(shown)
                 if slot.canvas { canvasShownNs = shown.glassNs }
             }
@@ -347,7 +347,7 @@ public final class X11Screen {
         stats.presentation = ledger.stats
     }
 
-    private var mode_refreshNs: UInt64 { refreshMilliHz > 0 ? mode.refreshIntervalNs : 0 }
+    private var modeRefreshNs: UInt64 { refreshMilliHz > 0 ? mode.refreshIntervalNs : 0 }
 
     private func fail(_ sentence: String) {
         guard !isLost else { return }
@@ -362,20 +362,26 @@ public final class X11Screen {
 
     // MARK: Presenting
 
-    /// Presents pixmap `index` of `pool` for frame `frameID` at the refresh after the newest
-    /// shown. The pixmap is busy until its IdleNotify.
-    private func present(_ pool: X11PixmapPool, _ index: Int, frameID: UInt64, readyNs: UInt64, canvas: Bool) {
+    /// The ledger's frame id of a present that shows nothing new (an Expose repaint, the panel
+    /// changed over the same picture): counted, never reported as a frame on glass.
+    static let repaintFrameID = UInt64.max
+
+    /// Presents pixmap `index` of `pool` for frame `frameID` (nil: again what is on glass) at the
+    /// refresh after the newest shown. The pixmap is busy until its IdleNotify.
+    private func present(_ pool: X11PixmapPool, _ index: Int, frameID: UInt64?, readyNs: UInt64, canvas: Bool) {
         let now = MonotonicClock.nowNs()
         pool.reserve(index)
-        let token = ledger.handleCommit(frameID: frameID, readyNs: readyNs, now: now)
+        let token = ledger.handleCommit(frameID: frameID ?? Self.repaintFrameID, readyNs: readyNs, now: now)
         let serial = UInt32(truncatingIfNeeded: token)
         let slot = slots[Int(serial) % slots.count]
-        slot.serial = serial; slot.token = token; slot.canvas = canvas
+        slot.serial = serial; slot.token = token; slot.canvas = canvas && frameID != nil  // a repaint answers no canvas commit
         xcb_present_pixmap(connection.c, window, pool.pixmaps[index], serial, 0, 0, 0, 0, 0, 0, 0,
                            UInt32(XCB_PRESENT_OPTION_NONE.rawValue), lastMSC &+ 1, 0, 0, 0, nil)
         connection.flush()
-        lastCommitWasCanvas = canvas
-        if canvas { canvasInFlight = frameID }
+        if let frameID {
+            lastCommitWasCanvas = canvas
+            if canvas { canvasInFlight = frameID }
+        }
         lastPresented = (canvas, pool.generation, index)
         stats.committed += 1
         stats.presentation = ledger.stats
@@ -389,7 +395,7 @@ public final class X11Screen {
         guard let last = lastPresented else { return }
         let pool = last.canvas ? canvasPool : videoPool
         guard let pool, pool.generation == last.generation, !pool.busy[last.index] else { return }
-        present(pool, last.index, frameID: 0, readyNs: MonotonicClock.nowNs(), canvas: false)
+        present(pool, last.index, frameID: nil, readyNs: MonotonicClock.nowNs(), canvas: last.canvas)
         stats.repaints += 1
     }
 
@@ -544,7 +550,7 @@ public final class X11Screen {
         }
         blendPanel(pool, j)
         if !pool.sharedMemory { pool.upload(j) }
-        present(pool, j, frameID: 0, readyNs: MonotonicClock.nowNs(), canvas: false)
+        present(pool, j, frameID: nil, readyNs: MonotonicClock.nowNs(), canvas: false)
     }
 
     /// Where the conversion draws a `width` × `height` picture in the window: `scaling`'s place,

@@ -132,6 +132,50 @@ struct X11ScreenLiveTests {
         #expect(screen.mode.width == 500)
     }
 
+    /// Without a compositor the server keeps no copy of a window: a window mapped over the kiosk's
+    /// and gone again leaves black (the background) and an Expose; the newest pixmap is presented
+    /// again, counted as a repaint and never reported as a frame on glass.
+    @Test func anExposedWindowIsRepaintedFromTheNewestPixmap() throws {
+        let x = try XvfbServer.start(width: 640, height: 360)
+        defer { x.stop() }
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        let canvas = try #require(try screen.canvas(id: 0))
+        for row in 0..<canvas.height {
+            let p = (canvas.pixels + row * canvas.pitch).assumingMemoryBound(to: UInt32.self)
+            for col in 0..<canvas.width { p[col] = 0x0020_A040 }
+        }
+        try screen.commitCanvas(id: 0, damage: nil)
+        var shown: UInt64?
+        Self.pump(screen) { shown = shown ?? screen.takeCanvasShown(); return shown != nil }
+        #expect(shown != nil)
+        _ = screen.takeShown()
+
+        var n: Int32 = 0
+        let c = try #require(xcb_connect(x.display, &n))
+        defer { xcb_disconnect(c) }
+        let root = xcb_setup_roots_iterator(xcb_get_setup(c)).data.pointee.root
+        let cover = xcb_generate_id(c)
+        var values: [UInt32] = [0x00FF_FFFF, 1]  // white background, override-redirect
+        xcb_create_window(c, 0, cover, root, 100, 100, 200, 100, 0, UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), 0,
+                          XCB_CW_BACK_PIXEL.rawValue | XCB_CW_OVERRIDE_REDIRECT.rawValue, &values)
+        xcb_map_window(c, cover)
+        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), nil))  // mapped once the server answers
+        xcb_destroy_window(c, cover)
+        free(xcb_get_input_focus_reply(c, xcb_get_input_focus(c), nil))
+
+        let end = MonotonicClock.nowNs() + 3_000_000_000
+        while screen.stats.repaints == 0 || screen.outstanding > 0, MonotonicClock.nowNs() < end {
+            _ = screen.finishWait(readable: [true])
+            usleep(5000)
+        }
+        #expect(screen.stats.repaints >= 1)
+        #expect(screen.takeShown().isEmpty)
+        #expect(screen.takeCanvasShown() == nil)
+        #expect(screen.showsCanvas)
+        #expect(Self.rootPixel(display: x.display, x: 200, y: 150) == 0x20_A040)
+    }
+
     /// A mid-grey NV12 picture (Y 126, neutral chroma: BT.709 limited range → about 128 in RGB).
     static func greyFrame(width: Int, height: Int) -> DecodedFrame {
         DecodedFrame(pts: 0, width: width, height: height, crop: FrameCrop(), pixelFormat: .nv12,
