@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Screen
+import SystemClock
 internal import CXCB
 
 /// One connection to an X server and what the X11 backend needs to know about it: the screen
@@ -32,7 +33,9 @@ final class X11Connection {
     let xinputVersion: (major: UInt16, minor: UInt16)?
     let xinputOpcode: UInt8
     let hasRandR: Bool
-    /// The server is Xwayland (the `XWAYLAND` extension, or outputs named `XWAYLAND<n>`).
+    /// The active RandR CRTCs at connect (`X11Probe.crtcs`; empty without RandR 1.3).
+    let crtcs: [X11ProbeResult.CRTC]
+    /// The server is Xwayland (`X11Probe.isXwayland`).
     let isXwayland: Bool
 
     private var atomCache: [String: xcb_atom_t] = [:]
@@ -121,24 +124,17 @@ final class X11Connection {
         let xw = xcb_query_extension_reply(conn, xwaylandCookie, nil)
         let hasExtension = xw?.pointee.present ?? 0 != 0
         free(xw)
-        isXwayland = hasExtension || (hasRandR && Self.outputNames(conn, root: root).contains { $0.hasPrefix("XWAYLAND") })
-    }
-
-    /// The RandR output names of the screen (Xwayland names its outputs `XWAYLAND<n>`; Debian 12's
-    /// Xwayland 22.1.9 predates the `XWAYLAND` extension of 23.1, so the names are how it is told).
-    private static func outputNames(_ c: OpaquePointer, root: xcb_window_t) -> [String] {
-        guard let res = xcb_randr_get_screen_resources_current_reply(c, xcb_randr_get_screen_resources_current(c, root), nil)
-        else { return [] }
-        defer { free(res) }
-        let outputs = xcb_randr_get_screen_resources_current_outputs(res)!
-        let n = Int(xcb_randr_get_screen_resources_current_outputs_length(res))
-        let cookies = (0..<n).map { xcb_randr_get_output_info(c, outputs[$0], res.pointee.config_timestamp) }
-        return cookies.compactMap { cookie in
-            guard let info = xcb_randr_get_output_info_reply(c, cookie, nil) else { return nil }
-            defer { free(info) }
-            let length = Int(xcb_randr_get_output_info_name_length(info))
-            return String(decoding: UnsafeBufferPointer(start: xcb_randr_get_output_info_name(info), count: length), as: UTF8.self)
+        var active: [X11ProbeResult.CRTC] = []
+        if hasRandR, let v = xcb_randr_query_version_reply(conn, xcb_randr_query_version(conn, 1, 3), nil) {
+            // GetScreenResourcesCurrent is RandR 1.3; read as `check` reads it, within 3 s.
+            let current = (v.pointee.major_version, v.pointee.minor_version) >= (1, 3)
+            free(v)
+            if current {
+                active = (try? X11Probe.crtcs(ProbeLink(c: conn, deadlineNs: MonotonicClock.nowNs() + 3_000_000_000), root: root)) ?? []
+            }
         }
+        crtcs = active
+        isXwayland = X11Probe.isXwayland(extensionOffered: hasExtension, crtcs: active)
     }
 
     /// The atom named `name`, interned once (a round trip the first time).
@@ -174,32 +170,11 @@ final class X11Connection {
 
     func flush() { _ = xcb_flush(c) }
 
-    /// The refresh of the first active CRTC that shows (`x`, `y`) of the root, millihertz (0:
-    /// unknown — no RandR, or a virtual server's mode at 0 Hz such as Xvfb's).
+    /// The refresh of the active CRTC that shows (`x`, `y`) of the root (else the first one),
+    /// millihertz (0: unknown — no RandR 1.3, or a virtual server's mode at 0 Hz such as Xvfb's).
     func refreshMilliHz(atX x: Int, y: Int) -> Int {
-        guard hasRandR, let res = xcb_randr_get_screen_resources_current_reply(
-            c, xcb_randr_get_screen_resources_current(c, root), nil) else { return 0 }
-        defer { free(res) }
-        let crtcs = xcb_randr_get_screen_resources_current_crtcs(res)!
-        let modes = xcb_randr_get_screen_resources_current_modes(res)!
-        let nCrtcs = Int(xcb_randr_get_screen_resources_current_crtcs_length(res))
-        let nModes = Int(xcb_randr_get_screen_resources_current_modes_length(res))
-        var first = 0
-        for i in 0..<nCrtcs {
-            guard let info = xcb_randr_get_crtc_info_reply(c, xcb_randr_get_crtc_info(c, crtcs[i], res.pointee.config_timestamp), nil)
-            else { continue }
-            defer { free(info) }
-            guard info.pointee.mode != 0 else { continue }
-            var hz = 0
-            for m in 0..<nModes where modes[m].id == info.pointee.mode {
-                hz = X11Refresh.milliHz(dotClock: modes[m].dot_clock, htotal: modes[m].htotal, vtotal: modes[m].vtotal,
-                                        flags: modes[m].mode_flags)
-            }
-            let cx = Int(info.pointee.x), cy = Int(info.pointee.y)
-            if x >= cx, y >= cy, x < cx + Int(info.pointee.width), y < cy + Int(info.pointee.height) { return hz }
-            if first == 0 { first = hz }
-        }
-        return first
+        let showing = crtcs.first { x >= $0.x && y >= $0.y && x < $0.x + $0.width && y < $0.y + $0.height }
+        return (showing ?? crtcs.first)?.refreshMilliHz ?? 0
     }
 
     func disconnect() { xcb_disconnect(c) }

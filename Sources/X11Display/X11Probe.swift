@@ -198,7 +198,6 @@ public enum X11Probe {
                 free(q)
             }
         }
-        r.xwayland = offered.contains("XWAYLAND")
         // The versions (only for offered ones: a request to an absent extension closes xcb's connection).
         if offered.contains("Present"),
            let v = try link.reply(xcb_present_query_version(c, asked.present.0, asked.present.1).sequence,
@@ -233,7 +232,7 @@ public enum X11Probe {
             // GetScreenResourcesCurrent is RandR 1.3.
             if r.randr! >= .init(1, 3) { r.crtcs = try crtcs(link, root: root) }
         }
-        r.xwayland = r.xwayland || r.crtcs.contains { $0.outputs.contains { $0.hasPrefix("XWAYLAND") } }
+        r.xwayland = isXwayland(extensionOffered: offered.contains("XWAYLAND"), crtcs: r.crtcs)
         if let shm = r.shm, shm >= .init(1, 2) {
             (r.shmAttachWorks, r.shmAttachError) = try attachTest(link)
         }
@@ -257,6 +256,12 @@ public enum X11Probe {
     }
 
     // MARK: parts
+
+    /// Whether the server is Xwayland: it offers the `XWAYLAND` extension (Xwayland 23.1 and
+    /// later) or its outputs are named `XWAYLAND<n>` (older ones: Debian 12's 22.1.9).
+    static func isXwayland(extensionOffered: Bool, crtcs: [X11ProbeResult.CRTC]) -> Bool {
+        extensionOffered || crtcs.contains { $0.outputs.contains { $0.hasPrefix("XWAYLAND") } }
+    }
 
     static func crtcs(_ link: ProbeLink, root: xcb_window_t) throws(ScreenError) -> [X11ProbeResult.CRTC] {
         let c = link.c

@@ -99,7 +99,7 @@ public final class X11Screen {
         _ = xcb_ewmh_init_atoms_replies(ewmh, xcb_ewmh_init_atoms(c, ewmh), nil)
         conn.prefetchAtoms(["WM_PROTOCOLS", "WM_DELETE_WINDOW", "_MOTIF_WM_HINTS", "_NET_WM_BYPASS_COMPOSITOR"]
                            + extraProperties.map(\.name))
-        windowManager = Self.windowManagerName(ewmh, root: conn.root)
+        windowManager = Self.windowManagerName(c, root: conn.root)
         slots = (0..<PresentationLedger().capacity).map { _ in PresentSlot() }
         width = conn.rootWidth; height = conn.rootHeight
         refreshMilliHz = 0
@@ -203,20 +203,12 @@ public final class X11Screen {
         }
     }
 
-    /// The EWMH window manager's name: the root's `_NET_SUPPORTING_WM_CHECK` window must name
-    /// itself (a stale value from a window manager that died does not), then its `_NET_WM_NAME`.
-    static func windowManagerName(_ ewmh: UnsafeMutablePointer<xcb_ewmh_connection_t>, root: xcb_window_t) -> String? {
-        var check: xcb_window_t = 0
-        guard xcb_ewmh_get_supporting_wm_check_reply(ewmh, xcb_ewmh_get_supporting_wm_check(ewmh, root), &check, nil) != 0,
-              check != 0 else { return nil }
-        var again: xcb_window_t = 0
-        guard xcb_ewmh_get_supporting_wm_check_reply(ewmh, xcb_ewmh_get_supporting_wm_check(ewmh, check), &again, nil) != 0,
-              again == check else { return nil }
-        var name = xcb_ewmh_get_utf8_strings_reply_t()
-        guard xcb_ewmh_get_wm_name_reply(ewmh, xcb_ewmh_get_wm_name(ewmh, check), &name, nil) != 0 else { return "unnamed" }
-        defer { xcb_ewmh_get_utf8_strings_reply_wipe(&name) }
-        let text = String(decoding: UnsafeRawBufferPointer(start: name.strings, count: Int(name.strings_len)), as: UTF8.self)
-        return text.split(separator: "\0").first.map(String.init) ?? "unnamed"
+    /// The EWMH window manager's name as `check` finds it (`X11Probe.windowManager`: the root's
+    /// `_NET_SUPPORTING_WM_CHECK` window names itself), "unnamed" when it gives none; nil: none runs.
+    static func windowManagerName(_ c: OpaquePointer, root: xcb_window_t) -> String? {
+        let link = ProbeLink(c: c, deadlineNs: MonotonicClock.nowNs() + 3_000_000_000)
+        guard case .running(_, let name)? = try? X11Probe.windowManager(link, root: root) else { return nil }
+        return name ?? "unnamed"
     }
 
     // MARK: What it shows at
