@@ -18,19 +18,6 @@ enum VideoPlacement: Equatable {
     var onSubsurface: Bool { if case .onSubsurface = self { true } else { false } }
 }
 
-/// The stats' view of the newest picture's placement: its size, its place in the window's pixels
-/// and what scales it — `compositor` (a viewport), `cpu` (the conversion, no viewporter), `none`
-/// (shown at its own size) or `1:1` when fit was wanted but the CPU scale was over its budget.
-struct FitState: Equatable {
-    var picture: String
-    var place: PixelRect
-    var scaler: String
-    var why: String?
-}
-
-/// A layout the CPU scale was judged over: picture size in a buffer size.
-struct CPUFitKey: Hashable { var width: Int, height: Int, bufferWidth: Int, bufferHeight: Int }
-
 /// The last source and destination sent on one `wp_viewport`, so a commit sends only changes.
 final class ViewportState {
     private var source: FrameCrop??
@@ -90,7 +77,7 @@ extension WaylandScreen {
         guard let place = layout.place(width: vw, height: vh, scaling: scaling), let viewport else { return }
         let full = PixelRect(x: 0, y: 0, width: layout.pixelWidth, height: layout.pixelHeight)
         let logical = layout.logical(place)
-        fitState = FitState(picture: "\(vw)x\(vh)", place: place,
+        fitState = CPUFitPlacer.Placement(picture: "\(vw)x\(vh)", place: place,
                             scaler: place.width == vw && place.height == vh ? "none" : "compositor", why: nil)
         guard place != full, let video = videoSurface, let sub = videoSubsurface, let videoViewport else {
             // The whole window: the picture on the toplevel itself.
@@ -172,38 +159,18 @@ extension WaylandScreen {
 
     // MARK: The CPU's place (no viewporter)
 
-    /// Where the conversion draws a `width` × `height` picture in the window-sized buffer:
-    /// `scaling`'s place, or 1:1 once the CPU scale of this layout went over its budget (half a
-    /// refresh per picture, `CPUFitBudget`).
+    /// Where the conversion draws a `width` × `height` picture in the window-sized buffer
+    /// (`CPUFitPlacer`: `scaling`'s place, or 1:1 once the CPU scale went over its budget).
     func cpuPlace(width: Int, height: Int) -> PixelRect? {
-        let key = CPUFitKey(width: width, height: height, bufferWidth: layout.bufferWidth, bufferHeight: layout.bufferHeight)
-        let budget = mode.refreshIntervalNs / 2
-        if let mean = cpuFitRefusals[key] {
-            let r = layout.bufferPlace(width: width, height: height, scaling: .native)
-            let why = String(format: "the CPU scale took %.1f ms a picture, over its budget of %.1f ms (no wp_viewporter)",
-                             Double(mean) / 1e6, Double(budget) / 1e6)
-            if let r { fitState = FitState(picture: "\(width)x\(height)", place: r, scaler: "1:1", why: why) }
-            return r
-        }
-        guard let r = layout.bufferPlace(width: width, height: height, scaling: scaling) else { return nil }
-        let scaled = r.width != width || r.height != height
-        if cpuFitLayout.map({ $0.picture != PixelRect(x: 0, y: 0, width: width, height: height) || $0.buffer != r }) ?? true {
-            cpuFitLayout = (PixelRect(x: 0, y: 0, width: width, height: height), r)
-            cpuFit = CPUFitBudget(budgetNs: budget)
-        }
-        fitState = FitState(picture: "\(width)x\(height)", place: r, scaler: scaled ? "cpu" : "none", why: nil)
+        let r = cpuFit.place(width: width, height: height, bufferWidth: layout.bufferWidth, bufferHeight: layout.bufferHeight,
+                             scaling: scaling, refreshIntervalNs: mode.refreshIntervalNs)
+        if r != nil { fitState = cpuFit.placement }
         return r
     }
 
-    /// Counts one CPU conversion of the current layout; a scaled one over its budget makes the
-    /// layout 1:1 from the next picture on (said once on stderr).
-    func judgeCPUFit(ns: UInt64, picture: (width: Int, height: Int)) {
-        guard let f = fitState, f.scaler == "cpu", let mean = cpuFit.record(ns) else { return }
-        cpuFitRefusals[CPUFitKey(width: picture.width, height: picture.height, bufferWidth: layout.bufferWidth,
-                                 bufferHeight: layout.bufferHeight)] = mean
-        let line = String(format: "punktfunk-kiosk: pictures of %dx%d are shown 1:1: the CPU scale took %.1f ms a picture, "
-                          + "over its budget of %.1f ms (the compositor offers no wp_viewporter)\n",
-                          picture.width, picture.height, Double(mean) / 1e6, Double(cpuFit.budgetNs) / 1e6)
-        FileHandle.standardError.write(Data(line.utf8))
+    /// Counts one CPU conversion of the current placement; one that puts it over budget is said
+    /// once on stderr (1:1 from the next picture on).
+    func judgeCPUFit(ns: UInt64) {
+        if let line = cpuFit.record(ns: ns) { FileHandle.standardError.write(Data(line.utf8)) }
     }
 }

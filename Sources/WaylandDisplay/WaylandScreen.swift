@@ -90,11 +90,9 @@ public final class WaylandScreen {
     var blackPool: ShmBufferPool?
     /// How pictures are placed, and the CPU scale's budget (no viewporter).
     public var scaling: PictureScaling = .fit
-    var cpuFit = CPUFitBudget(budgetNs: 0)
-    var cpuFitLayout: (picture: PixelRect, buffer: PixelRect)?
-    var cpuFitRefusals: [CPUFitKey: UInt64] = [:]
+    var cpuFit = CPUFitPlacer(whySuffix: " (no wp_viewporter)", sentenceSuffix: " (the compositor offers no wp_viewporter)")
     /// Where the newest picture went, for the stats.
-    var fitState: FitState?
+    var fitState: CPUFitPlacer.Placement?
 
     // The panel's subsurface.
     private var panelSurface: OpaquePointer?
@@ -435,7 +433,7 @@ public final class WaylandScreen {
         if scaled {
             showVideo(pool.attach(i), bufferWidth: w, bufferHeight: h, crop: FrameCrop(), frameID: frameID, readyNs: readyNs)
         } else {
-            judgeCPUFit(ns: dt, picture: (w, h))
+            judgeCPUFit(ns: dt)
             wl_surface_attach(surface, pool.attach(i), 0, 0)
             fillSurface(bufferWidth: pool.width, bufferHeight: pool.height)
             wl_surface_damage_buffer(surface, 0, 0, Int32(pool.width), Int32(pool.height))

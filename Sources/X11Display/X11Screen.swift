@@ -62,11 +62,9 @@ public final class X11Screen {
     public var scaling: PictureScaling = .fit
     private var converter: YUVToRGBConverter?
     private var columns: [Int32] = []
-    private var cpuFit = CPUFitBudget(budgetNs: 0)
-    private var cpuFitLayout: (picture: PixelRect, buffer: PixelRect)?
-    /// Picture sizes (width << 32 | height) whose CPU scale went over budget, and its mean, ns.
-    private var cpuFitRefusals: [Int: UInt64] = [:]
-    var fitState: (picture: String, place: PixelRect, scaler: String, why: String?)?
+    private var cpuFit = CPUFitPlacer()
+    /// Where the newest picture went, for the stats.
+    var fitState: CPUFitPlacer.Placement? { cpuFit.placement }
 
     // The panel, blended into the newest picture; the pixels it covers there, to take it off again.
     var panelImage: OverlayImage?
@@ -474,7 +472,8 @@ public final class X11Screen {
         let pool: X11PixmapPool
         do { pool = try self.pool(&videoPool, count: 4) } catch { fail(error.description); return false }
         guard let i = pool.free() else { stats.noFreeBuffer += 1; return false }
-        guard let rect = cpuPlace(width: w, height: h) else { stats.refused += 1; return false }
+        guard let rect = cpuFit.place(width: w, height: h, bufferWidth: pool.width, bufferHeight: pool.height, scaling: scaling,
+                                      refreshIntervalNs: mode.refreshIntervalNs) else { stats.refused += 1; return false }
         let tag = rect.x << 48 | rect.y << 32 | rect.width << 16 | rect.height
         if pool.tags[i] != tag {  // black bars once per buffer and placement
             memset(pool.pixels(i), 0, pool.stride * pool.height)
@@ -491,7 +490,7 @@ public final class X11Screen {
         stats.convertNsMax = max(stats.convertNsMax, dt)
         stats.shmFrames += pool.sharedMemory ? 1 : 0
         stats.putImageFrames += pool.sharedMemory ? 0 : 1
-        judgeCPUFit(ns: dt, picture: (w, h))
+        if let line = cpuFit.record(ns: dt) { FileHandle.standardError.write(Data(line.utf8)) }
         videoPlace = rect
         underPanelRect = nil
         blendPanel(pool, i)
@@ -543,35 +542,6 @@ public final class X11Screen {
         blendPanel(pool, j)
         if !pool.sharedMemory { pool.upload(j) }
         present(pool, j, frameID: nil, readyNs: MonotonicClock.nowNs(), canvas: false)
-    }
-
-    /// Where the conversion draws a `width` × `height` picture in the window: `scaling`'s place,
-    /// or 1:1 once the CPU scale of this layout went over its budget (half a refresh a picture).
-    private func cpuPlace(width w: Int, height h: Int) -> PixelRect? {
-        let key = PixelRect(x: 0, y: 0, width: w, height: h)
-        let budget = mode.refreshIntervalNs / 2
-        if let mean = cpuFitRefusals[w << 32 | h] {
-            let r = PlaneGeometry.place(width: w, height: h, screenWidth: width, screenHeight: height, scaling: .native)
-            let why = String(format: "the CPU scale took %.1f ms a picture, over its budget of %.1f ms",
-                             Double(mean) / 1e6, Double(budget) / 1e6)
-            if let r, r.width == w, r.height == h { fitState = ("\(w)x\(h)", r, "1:1", why); return r }
-            return r
-        }
-        guard let r = PlaneGeometry.place(width: w, height: h, screenWidth: width, screenHeight: height, scaling: scaling) else { return nil }
-        if cpuFitLayout.map({ $0.picture != key || $0.buffer != r }) ?? true {
-            cpuFitLayout = (key, r)
-            cpuFit = CPUFitBudget(budgetNs: budget)
-        }
-        fitState = ("\(w)x\(h)", r, r.width != w || r.height != h ? "cpu" : "none", nil)
-        return r
-    }
-
-    private func judgeCPUFit(ns: UInt64, picture: (width: Int, height: Int)) {
-        guard let f = fitState, f.scaler == "cpu", let mean = cpuFit.record(ns) else { return }
-        cpuFitRefusals[picture.width << 32 | picture.height] = mean
-        FileHandle.standardError.write(Data(String(format: "punktfunk-kiosk: pictures of %dx%d are shown 1:1: the CPU scale took "
-            + "%.1f ms a picture, over its budget of %.1f ms\n", picture.width, picture.height, Double(mean) / 1e6,
-            Double(cpuFit.budgetNs) / 1e6).utf8))
     }
 
     /// Pictures that reached glass since the last call (in order), CLOCK_MONOTONIC.
