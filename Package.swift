@@ -258,7 +258,7 @@ let package = Package(
         .testTarget(
             name: "PunktfunkSessionTests",
             dependencies: ["PunktfunkSession", "PunktfunkTestHost", "PunktfunkWire", "SystemClock", "Audio", "FFmpegOracle", "HEVC",
-                           "LoopbackListener"]
+                           "LoopbackListener", "LossyLink"]
         ),
         .testTarget(
             name: "CShimTests",

@@ -7,7 +7,7 @@ import SystemClock
 /// deliberate quit. Same thread and same bounds as `run()`.
 extension ClientSession {
     func stream(_ params: SessionParameters, suite: MediaSuite, connection: QuicConnection,
-                driver: QuicSocketDriver, early: [[UInt8]]) throws(SessionError) {
+                driver: QuicSocketDriver, early: [[UInt8]], earlyHost: [HostDatagram]) throws(SessionError) {
         let hello = params.serverHello
         let limits = MediaLimits(shardBytes: hello.shardPayload == 0 ? 1408 : Int(hello.shardPayload),
                                  maxDataPerBlock: hello.maxDataPerBlock == 0 ? 4096 : Int(hello.maxDataPerBlock))
@@ -90,6 +90,22 @@ extension ClientSession {
                 probe.arrived(count: receiver.probePackets - packets, wireBytes: receiver.probeBytes - bytes, now: MonotonicClock.nowNs())
             }
         }
+        /// One QUIC datagram from the host (data-plane.md §8.1 kinds), on this thread.
+        func hostDatagram(_ datagram: HostDatagram) {
+            switch datagram {
+            case .audio(let packet):
+                audioPackets += 1
+                onAudio?(packet)
+            case .media, .clockEcho: break
+            case .hostTiming(let timing):
+                if let frameTiming { timingJoin.hostTiming(timing, emit: frameTiming) }
+                onHostDatagram?(datagram)
+            default: onHostDatagram?(datagram)
+            }
+        }
+        // What came while the clock rounds ran, in arrival order: the host's datagrams first (a
+        // keyframe's 0xCE is sent before it), then the media.
+        for datagram in earlyHost { hostDatagram(datagram) }
         for datagram in early {
             datagram.withUnsafeBytes { raw in
                 do { try receiver.receive(raw) } catch { rejected += 1 }
@@ -178,16 +194,7 @@ extension ClientSession {
                 switch event {
                 case .datagram(let bytes):
                     guard let datagram = try? HostDatagram(decoding: bytes) else { continue }
-                    switch datagram {
-                    case .audio(let packet):
-                        audioPackets += 1
-                        onAudio?(packet)
-                    case .media, .clockEcho: break
-                    case .hostTiming(let timing):
-                        if let frameTiming { timingJoin.hostTiming(timing, emit: frameTiming) }
-                        onHostDatagram?(datagram)
-                    default: onHostDatagram?(datagram)
-                    }
+                    hostDatagram(datagram)
                 case .streamData(let stream, let bytes, _) where stream == params.controlStream:
                     control.append(bytes)
                     do {

@@ -249,6 +249,8 @@ public final class ClientSession {
 
     /// Media datagrams kept while the handshake finishes (≈ 12 MB at 1.5 kB each).
     public static let earlyMediaLimit = 8192
+    /// Host datagrams (not audio) kept while the handshake finishes.
+    public static let earlyHostDatagramLimit = 256
 
     /// Runs the whole session. Returns normally after `seconds` with a deliberate quit.
     public func run() throws(SessionError) {
@@ -273,6 +275,10 @@ public final class ClientSession {
         // (bounded) and replay it once the keys are known, so the first keyframe is not lost.
         var early: [[UInt8]] = []
         driver.onMedia = { datagram in if early.count < Self.earlyMediaLimit { early.append(Array(datagram)) } }
+        // Host datagrams that arrive then are kept too (as the control frames are, §3.1): the
+        // first keyframe's 0xCE HDR metadata comes right before it, and a host sends it again
+        // only with the next keyframe. Audio is not kept (stale by the time it could play).
+        var earlyHost: [HostDatagram] = []
         // 12 s for TLS and the host's first answer; a Pending extends it to the handshake's own
         // approval bound (§3.4: up to 180 s), which then ends the wait.
         var handshakeLimit = MonotonicClock.nowNs() + options.dialTimeoutNs
@@ -289,6 +295,14 @@ public final class ClientSession {
                     do { try handshake.start(now: MonotonicClock.nowNs()) } catch { throw .handshake(error) }
                 } else if connection.state == .closed || connection.state == .draining || events.contains(.closed) {
                     throw .transport(connection.error ?? driver.connectionErrors.last ?? .invalidState("closed during TLS"))
+                }
+            }
+            for event in events {
+                guard case .datagram(let bytes) = event, earlyHost.count < Self.earlyHostDatagramLimit,
+                      let datagram = try? HostDatagram(decoding: bytes) else { continue }
+                switch datagram {
+                case .audio, .media, .clockEcho: continue
+                default: earlyHost.append(datagram)
                 }
             }
             do {
@@ -319,8 +333,9 @@ public final class ClientSession {
         onEstablished?(params)
 
         // Phase 2: the session.
-        try stream(params, suite: suite, connection: connection, driver: driver, early: early)
+        try stream(params, suite: suite, connection: connection, driver: driver, early: early, earlyHost: earlyHost)
         early = []
+        earlyHost = []
     }
 
     private func accept(_ outcome: ClientHandshake.Outcome) throws(SessionError) -> SessionParameters {
