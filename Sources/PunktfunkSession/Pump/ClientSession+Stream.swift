@@ -103,8 +103,8 @@ extension ClientSession {
             default: onHostDatagram?(datagram)
             }
         }
-        // What came while the clock rounds ran, in arrival order: the host's datagrams first (a
-        // keyframe's 0xCE is sent before it), then the media.
+        // What came while the clock rounds ran: the host's datagrams first (a keyframe's 0xCE is
+        // sent before it), then the media, each in arrival order.
         for datagram in earlyHost { hostDatagram(datagram) }
         for datagram in early {
             datagram.withUnsafeBytes { raw in
