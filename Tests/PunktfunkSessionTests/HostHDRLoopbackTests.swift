@@ -9,18 +9,25 @@ import SystemClock
 /// pf-testhost's HDR10 mode over real UDP on 127.0.0.1: what a client learns from the handshake
 /// (control-plane.md §3.3 tags 14/15, StreamConfig 4/5) and the 0xCE datagrams (data-plane.md §7.4).
 @Suite(.serialized) struct HostHDRLoopbackTests {
-    @Test func hdr10HostAnnouncesBT2020PQAndSendsItsMetadataWithKeyframes() throws {
-        let body = HDRMetadata(green: .init(x: 13_250, y: 34_500), blue: .init(x: 7_500, y: 3_000),
-                               red: .init(x: 34_000, y: 16_000), whitePoint: .init(x: 15_635, y: 16_450),
-                               maxMasteringLuminance: 6_000_000, minMasteringLuminance: 200, maxCLL: 600, maxFALL: 250)
+    /// An HDR10 pf-testhost at 60 fps (a keyframe every 8th frame) on its own thread; `done` is
+    /// signalled when it ends.
+    static func startHDRHost(_ body: HDRMetadata, seed: UInt64) throws -> (HostSession, DispatchSemaphore) {
         var options = HostSession.Options(identity: QuicLoopbackTests.hostIdentity, bind: SocketAddress(ip: "127.0.0.1", port: 0)!,
-                                          accessUnits: SyntheticAccessUnits.make(count: 8, bytes: 4_000, seed: 3))
+                                          accessUnits: SyntheticAccessUnits.make(count: 8, bytes: 4_000, seed: seed))
         options.fps = 60
         options.maxSeconds = 10
         options.hdrMetadata = body
         let host = try HostSession(options: options)
         let done = DispatchSemaphore(value: 0)
         Thread { try? host.run(); done.signal() }.start()
+        return (host, done)
+    }
+
+    @Test func hdr10HostAnnouncesBT2020PQAndSendsItsMetadataWithKeyframes() throws {
+        let body = HDRMetadata(green: .init(x: 13_250, y: 34_500), blue: .init(x: 7_500, y: 3_000),
+                               red: .init(x: 34_000, y: 16_000), whitePoint: .init(x: 15_635, y: 16_450),
+                               maxMasteringLuminance: 6_000_000, minMasteringLuminance: 200, maxCLL: 600, maxFALL: 250)
+        let (host, done) = try Self.startHDRHost(body, seed: 3)
         let client = ClientSession(options: .init(remote: host.localAddress, identity: QuicLoopbackTests.clientIdentity,
                                                   trust: .pinned(QuicLoopbackTests.hostIdentity.fingerprint), seconds: 1.2))
         var hdr: [HDRMetadata] = []
@@ -48,14 +55,7 @@ import SystemClock
         let body = HDRMetadata(green: .init(x: 8_500, y: 39_850), blue: .init(x: 6_550, y: 2_300),
                                red: .init(x: 35_400, y: 14_600), whitePoint: .init(x: 15_635, y: 16_450),
                                maxMasteringLuminance: 10_000_000, minMasteringLuminance: 50, maxCLL: 1_000, maxFALL: 400)
-        var options = HostSession.Options(identity: QuicLoopbackTests.hostIdentity, bind: SocketAddress(ip: "127.0.0.1", port: 0)!,
-                                          accessUnits: SyntheticAccessUnits.make(count: 8, bytes: 4_000, seed: 5))
-        options.fps = 60
-        options.maxSeconds = 10
-        options.hdrMetadata = body
-        let host = try HostSession(options: options)
-        let done = DispatchSemaphore(value: 0)
-        Thread { try? host.run(); done.signal() }.start()
+        let (host, done) = try Self.startHDRHost(body, seed: 5)
         // 25 ms each way: the clock rounds take ≈ 400 ms, the host sends ≈ 24 frames meanwhile
         let oneWay = ImpairmentConfig(delayNs: 25_000_000)
         let relay = try UDPRelay(.init(listen: LoopbackAddress("127.0.0.1:0")!,
