@@ -44,32 +44,22 @@ final class X11Connection {
     /// - Throws: `.unavailable` when no server answers; `.unusable` without Present or with a
     ///   root that is not 24/32-bit TrueColor.
     init(display: String?) throws(ScreenError) {
-        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
-        displayName = name
-        var screenNum: Int32 = 0
-        guard let conn = xcb_connect(name.isEmpty ? nil : name, &screenNum) else {
-            throw .unavailable("no X server at DISPLAY=\(name)")
-        }
-        let err = xcb_connection_has_error(conn)
-        if err != 0 {
+        let opened = try X11Setup.connect(displayName: display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? "")
+        let conn = opened.c
+        guard let s = opened.screen else {
             xcb_disconnect(conn)
-            throw .unavailable("no X server answers at DISPLAY=\(name) (\(Self.connectionErrorName(err)))")
+            throw .unusable("the X server has no screen \(opened.screenNumber)")
         }
         c = conn
-        screenNumber = screenNum
-        let setup = xcb_get_setup(conn)!
-        var it = xcb_setup_roots_iterator(setup)
-        var n = screenNum
-        while n > 0, it.rem > 0 { xcb_screen_next(&it); n -= 1 }
-        guard it.rem > 0, let s = it.data else { xcb_disconnect(conn); throw .unusable("the X server has no screen \(screenNum)") }
-        root = s.pointee.root
-        rootVisual = s.pointee.root_visual
-        rootDepth = s.pointee.root_depth
-        rootWidth = Int(s.pointee.width_in_pixels)
-        rootHeight = Int(s.pointee.height_in_pixels)
-        let vendorLength = Int(xcb_setup_vendor_length(setup))
-        vendor = String(decoding: UnsafeRawBufferPointer(start: xcb_setup_vendor(setup), count: vendorLength), as: UTF8.self)
-        release = setup.pointee.release_number
+        displayName = opened.displayName
+        screenNumber = opened.screenNumber
+        root = s.root
+        rootVisual = s.root_visual
+        rootDepth = s.root_depth
+        rootWidth = Int(s.width_in_pixels)
+        rootHeight = Int(s.height_in_pixels)
+        vendor = opened.vendor
+        release = opened.release
         guard rootDepth == 24 || rootDepth == 32 else {
             xcb_disconnect(conn)
             throw .unusable("the X server's root is \(rootDepth)-bit; the kiosk draws 24-bit TrueColor")
@@ -165,7 +155,7 @@ final class X11Connection {
         let e = xcb_connection_has_error(c)
         guard e != 0 else { return nil }
         return e == 1 ? "the X server closed the connection (DISPLAY=\(displayName))"
-            : "the X connection failed: \(Self.connectionErrorName(e)) (DISPLAY=\(displayName))"
+            : "the X connection failed: \(X11Setup.connectionErrorName(e)) (DISPLAY=\(displayName))"
     }
 
     func flush() { _ = xcb_flush(c) }
@@ -178,19 +168,6 @@ final class X11Connection {
     }
 
     func disconnect() { xcb_disconnect(c) }
-
-    static func connectionErrorName(_ e: Int32) -> String {
-        switch e {
-        case 1: "connection error"
-        case 2: "an extension is not supported"
-        case 3: "out of memory"
-        case 4: "a request was too long"
-        case 5: "DISPLAY could not be parsed"
-        case 6: "no such screen"
-        case 7: "a file descriptor could not be passed"
-        default: "error \(e)"
-        }
-    }
 }
 
 /// A RandR mode's refresh: dot clock / (htotal × vtotal), doubled when interlaced and halved

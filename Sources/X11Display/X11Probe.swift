@@ -164,28 +164,14 @@ public enum X11Probe {
     ///   breaks or the server does not answer in time.
     public static func run(displayName: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
                            timeoutMs: Int = 3000) throws(ScreenError) -> X11ProbeResult {
-        let name = displayName ?? environment["DISPLAY"] ?? ""
-        var screenNumber: Int32 = 0
-        guard let c = xcb_connect(name.isEmpty ? nil : name, &screenNumber) else {
-            throw .unavailable("no X server at DISPLAY=\(name)")
-        }
+        let opened = try X11Setup.connect(displayName: displayName ?? environment["DISPLAY"] ?? "")
+        let c = opened.c, name = opened.displayName
         defer { xcb_disconnect(c) }
-        let failure = xcb_connection_has_error(c)
-        guard failure == 0 else {
-            throw .unavailable("no X server answers at DISPLAY=\(name) (\(X11Connection.connectionErrorName(failure)))")
-        }
         let link = ProbeLink(c: c, deadlineNs: MonotonicClock.nowNs() + UInt64(max(timeoutMs, 1)) * 1_000_000)
-        let setup = xcb_get_setup(c)!
-        var it = xcb_setup_roots_iterator(setup)
-        var n = screenNumber
-        while n > 0, it.rem > 0 { xcb_screen_next(&it); n -= 1 }
-        guard it.rem > 0, let s = it.data else { throw .unavailable("the X server at DISPLAY=\(name) has no screen \(screenNumber)") }
-        let root = s.pointee.root
-        let vendor = String(decoding: UnsafeRawBufferPointer(start: xcb_setup_vendor(setup), count: Int(xcb_setup_vendor_length(setup))),
-                            as: UTF8.self)
-        var r = X11ProbeResult(display: name, screen: Int(screenNumber), vendor: vendor, release: setup.pointee.release_number,
-                               rootWidth: Int(s.pointee.width_in_pixels), rootHeight: Int(s.pointee.height_in_pixels),
-                               rootDepth: Int(s.pointee.root_depth))
+        guard let s = opened.screen else { throw .unavailable("the X server at DISPLAY=\(name) has no screen \(opened.screenNumber)") }
+        let root = s.root
+        var r = X11ProbeResult(display: name, screen: Int(opened.screenNumber), vendor: opened.vendor, release: opened.release,
+                               rootWidth: Int(s.width_in_pixels), rootHeight: Int(s.height_in_pixels), rootDepth: Int(s.root_depth))
         r.gamescopeEnvironment = GamescopeProperties.insideGamescope(environment: environment)
 
         // Which extensions exist: one QueryExtension each, all sent before the first answer is read.
@@ -365,7 +351,7 @@ struct ProbeLink {
 
     var failure: String? {
         let e = xcb_connection_has_error(c)
-        return e == 0 ? nil : "the X connection failed: \(X11Connection.connectionErrorName(e))"
+        return e == 0 ? nil : "the X connection failed: \(X11Setup.connectionErrorName(e))"
     }
 
     /// The reply to request `sequence` as `R` (the caller frees it), nil when the server
