@@ -240,7 +240,7 @@ let package = Package(
         // AudioDecoder against libopus via ffmpeg, multistream channel order, PLC/DTX/RED/PCM, robustness.
         .testTarget(name: "AudioDecodeTests", dependencies: ["Audio", "PunktfunkWire", "FFmpegOracle", "COpus"]),
         .testTarget(name: "VideoDecodeTests", dependencies: ["VideoDecode", "VideoFrames", "HEVC", "FFmpegOracle", "CVA", "CV4L2",
-                                                            "SelfCheck", "SelfCheckDecode"]),
+                                                            "SelfCheck", "SelfCheckDecode", "PunktfunkWire"]),
         .testTarget(name: "SelfCheckTests", dependencies: ["SelfCheck"]),
         // The burst-loss model and impairments against their formulas, and the relay over loopback.
         .testTarget(name: "LossyLinkTests", dependencies: ["LossyLink", "PunktfunkWire", "SystemClock"]),

@@ -227,7 +227,10 @@ public struct DecodePlanner: Sendable {
         let cropWindow = CropWindow(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
 
         // Missing "Curr" references: a substitute (closest POC among the references) or a
-        // generated picture (8.3.3.2), reported as warnings.
+        // generated picture (8.3.3.2). Every RPS entry gets a surface, since a decoder's
+        // reference table names them all; whether one is reported depends on whether a slice's
+        // list uses it (below).
+        var missing: [(poc: Int32, substitutePOC: Int32?)] = []
         func entries(_ wanted: [Int32], _ found: [Int32?], longTerm: Bool, conceal: Bool) -> [ReferenceEntry] {
             var out: [ReferenceEntry] = []
             for (target, hit) in zip(wanted, found) {
@@ -237,10 +240,10 @@ public struct DecodePlanner: Sendable {
                 }
                 guard conceal else { continue }
                 if let sub = dpb.pictures.filter(\.isReference).min(by: { abs(Int64($0.poc) - Int64(target)) < abs(Int64($1.poc) - Int64(target)) }) {
-                    result.warnings.append(.missingReference(poc: target, substitutePOC: sub.poc))
+                    missing.append((target, sub.poc))
                     out.append(ReferenceEntry(poc: target, picturePOC: sub.poc, surface: sub.surface, isLongTerm: longTerm, substituted: true))
                 } else if let surface = pool?.allocate() {
-                    result.warnings.append(.missingReference(poc: target, substitutePOC: nil))
+                    missing.append((target, nil))
                     dpb.insert(.init(poc: target, surface: surface, marking: longTerm ? .longTerm : .shortTerm,
                                      neededForOutput: false, picLatencyCount: 0, decodeIndex: -1, generated: true,
                                      cropWindow: cropWindow, damaged: true))
@@ -273,13 +276,24 @@ public struct DecodePlanner: Sendable {
         }
         // 8.1.3: PicOutputFlag (RASL pictures of a NoRaslOutputFlag IRAP never get here).
         let picOutputFlag = first.picOutputFlag
-        // Damage spreads through the references the picture uses (the Curr lists, 8.3.2); an
-        // IRAP picture uses none, so it ends the damage.
+        // Damage spreads only through the references a slice's RefPicList0/1 holds (8.3.4): a
+        // Curr entry no list takes (every entry of an I slice, entries past
+        // num_ref_idx_active) and every Foll entry are never read by this picture, so a missing
+        // or damaged one neither damages it nor asks for a keyframe — an encoder's intra anchor
+        // may still list the pictures it replaces. An RPS that could not be resolved in full
+        // (no surface left to conceal with) leaves a P/B slice's lists misbuilt: damaged.
         let damagedSurfaces = Set(dpb.pictures.filter { $0.isReference && $0.damaged }.map(\.surface))
-        let damaged = (rps.stCurrBefore + rps.stCurrAfter + rps.ltCurr).contains {
-            $0.substituted || damagedSurfaces.contains($0.surface)
-        } || rps.stCurrBefore.count < rps.pocStCurrBefore.count || rps.stCurrAfter.count < rps.pocStCurrAfter.count
+        let listed = slicePlans.flatMap { $0.refPicList0 + $0.refPicList1 }
+        let unresolved = rps.stCurrBefore.count < rps.pocStCurrBefore.count || rps.stCurrAfter.count < rps.pocStCurrAfter.count
             || rps.ltCurr.count < rps.pocLtCurr.count
+        let predicted = slicePlans.contains { $0.header.sliceType != .i }
+        let damaged = listed.contains { $0.substituted || damagedSurfaces.contains($0.surface) } || (predicted && unresolved)
+        let usedMissing = Set(listed.filter(\.substituted).map(\.poc))
+        for m in missing {
+            result.warnings.append(usedMissing.contains(m.poc) || (predicted && unresolved)
+                ? .missingReference(poc: m.poc, substitutePOC: m.substitutePOC)
+                : .unusedReferenceMissing(poc: m.poc))
+        }
         result.picture = PicturePlan(poc: poc, surface: surface, nalUnitType: nal.nalUnitType, sps: sps, pps: pps,
                                      noRaslOutputFlag: nal.isIRAP && noRaslOutputFlag, picOutputFlag: picOutputFlag,
                                      rps: rps, referenceFrames: referenceFrames, slices: slicePlans,

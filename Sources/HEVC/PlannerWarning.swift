@@ -6,6 +6,10 @@ public enum PlannerWarning: Sendable, Equatable, CustomStringConvertible {
     /// not in the DPB. `substitutePOC` is the picture used in its place, or nil when a blank
     /// picture was generated (8.3.3 "generation of unavailable reference pictures").
     case missingReference(poc: Int32, substitutePOC: Int32?)
+    /// A Curr RPS entry is not in the DPB, but no slice's RefPicList0/1 holds it (an intra
+    /// picture that still lists the pictures it replaces): concealed for the decoder's reference
+    /// table, harmless to this picture.
+    case unusedReferenceMissing(poc: Int32)
     /// A picture arrived while waiting for an IRAP picture (start, `reset(reason:)`); it was skipped.
     case awaitingIRAP(nalUnitType: UInt8)
     /// A RASL picture associated with an IRAP with NoRaslOutputFlag = 1 was skipped (8.1.3):
@@ -23,7 +27,7 @@ public enum PlannerWarning: Sendable, Equatable, CustomStringConvertible {
     /// True for the warnings after which the picture is not exact and a keyframe helps.
     public var requestsKeyframe: Bool {
         switch self {
-        case .raslSkipped, .awaitingIRAP: false
+        case .raslSkipped, .awaitingIRAP, .unusedReferenceMissing: false
         default: true
         }
     }
@@ -32,6 +36,7 @@ public enum PlannerWarning: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .missingReference(let poc, let s):
             "missing reference POC \(poc) → " + (s.map { "substitute POC \($0)" } ?? "generated blank picture")
+        case .unusedReferenceMissing(let poc): "missing reference POC \(poc), used by no slice (concealed)"
         case .awaitingIRAP(let t): "skipped picture (nal_unit_type \(t)) while waiting for an IRAP picture"
         case .raslSkipped(let poc): "skipped RASL picture POC \(poc)"
         case .missingParameterSet(let id): "skipped picture: PPS \(id) or its SPS not received"

@@ -50,4 +50,33 @@ struct PlannerDamageTests {
         }
         #expect(damaged == (0..<24).map { (10..<16).contains($0) })
     }
+
+    /// Issue 39: libx265's forced intra picture (`-forced-idr 0`: TRAIL_R, an I slice) lists the
+    /// two pictures before it in its RPS with used_by_curr_pic_s0_flag = 1 (ffmpeg's trace in
+    /// VideoDecodeTests/EncoderAnchorTests), and the P pictures after it take one of their two
+    /// Curr entries into RefPicList0. With POC 18 lost, only 19 (whose list holds 18) is damaged:
+    /// the anchor uses no list, and 21 uses only the anchor.
+    @Test func anEntryNoSliceListUsesNeitherDamagesNorAsksForAKeyframe() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("planner-anchor-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bytes = try FFmpeg.encodeTestStream(name: "anchor", in: dir, sizes: ["192x108"], frames: 40, pixelFormat: "yuv420p",
+                                                x265: "keyint=600:min-keyint=600:bframes=0:scenecut=0:ref=1:repeat-headers=1:info=0:log-level=none",
+                                                options: ["-forced-idr", "0", "-force_key_frames", "expr:eq(n,20)"]).bytes
+        let aus = parsedAccessUnits(bytes)
+        #expect(aus.count == 40)
+        var planner = DecodePlanner(headroom: 1)
+        var damaged: [Int] = []
+        var keyframeWarnings: [PlannerWarning] = []
+        var unused: [Int32] = []
+        for (i, au) in aus.enumerated() where i != 18 {
+            let plan = planner.plan(au)
+            let picture = try #require(plan.picture)
+            if picture.damaged { damaged.append(i) }
+            if i >= 20 { keyframeWarnings += plan.warnings.filter(\.requestsKeyframe) }
+            for case .unusedReferenceMissing(let poc) in plan.warnings { unused.append(poc) }
+        }
+        #expect(damaged == [19])
+        #expect(keyframeWarnings.isEmpty, "\(keyframeWarnings)")
+        #expect(unused == [18], "the anchor lists 18, which is missing and which no slice of it uses")
+    }
 }

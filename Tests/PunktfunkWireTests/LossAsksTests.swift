@@ -202,6 +202,26 @@ import PunktfunkWire
         #expect(c.ask == nil)
     }
 
+    /// Issue 39: the last packets of F−2 and F−1 lost, F's tail short — the ask covers F−2…F at
+    /// once (an anchor must not be built on a frame the client never got), and the gap that F+1
+    /// opens asks nothing more.
+    @Test func aShortTailAsksFromTheFirstFrameNeitherDeliveredNorAsked() throws {
+        var a = LossAsks()
+        deliver(&a, 0...9, at: 0)
+        a.tailShort(frame: 12, now: 50 * ms)
+        #expect(a.ask?.invalidate == .init(first: 10, last: 12))
+        #expect(a.rfiAsks == 1)
+        a.delivered(frame: 13, userFlags: 0, now: 60 * ms)
+        a.tick(now: 300 * ms)
+        #expect(a.rfiAsks == 1 && a.ask?.invalidate == .init(first: 10, last: 12))
+        // Frames already asked for at their tails are not asked again.
+        var b = LossAsks()
+        deliver(&b, 0...9, at: 0)
+        b.tailShort(frame: 10, now: 0)
+        b.tailShort(frame: 12, now: 200 * ms)
+        #expect(b.ask?.invalidate == .init(first: 11, last: 12))
+    }
+
     @Test func anAgedOutFrameNoGapCoveredYetAsksAtOnceAndOnlyOnce() {
         var a = LossAsks()
         deliver(&a, 0...9, at: 0)
@@ -220,7 +240,8 @@ import PunktfunkWire
         var a = LossAsks()
         deliver(&a, 0...0, at: 0)
         for (i, f) in (UInt32(10)...42).enumerated() { a.tailShort(frame: f, now: UInt64(i) * 200 * ms) }
-        // 33 tails: 10 was forgotten, so a gap over 10 asks for it again.
+        // The first tail asked 1…10 (nothing of them came); 33 more frames remembered since, so
+        // 1…10 were forgotten and a gap over them asks for them again.
         let before = a.rfiAsks
         a.delivered(frame: 11, userFlags: 0, now: 10_000 * ms)
         #expect(a.rfiAsks == before + 1)

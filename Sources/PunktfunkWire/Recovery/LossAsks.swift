@@ -5,7 +5,8 @@
 /// - a gap in the delivered frame indices (`delivered`): frames `[nextExpected, frame − 1]` are
 ///   lost, less those already asked for at their tail;
 /// - a short tail (`tailShort`): a block's last shard arrived and the block still cannot be
-///   rebuilt — asked at once, a frame interval before the gap would show it;
+///   rebuilt — asked at once, a frame interval before the gap would show it, from the first
+///   frame neither delivered nor asked about (earlier frames whose tails never came) through it;
 /// - an aged-out frame (`agedOut`, the reassembler gave up on it, §1.10) that no gap covered yet —
 ///   asked at once, like a short tail (a burst may leave no complete frame behind it for a while).
 ///
@@ -123,14 +124,29 @@ public struct LossAsks: Sendable {
         return order
     }
 
-    /// `frame`'s block got its last shard and still lacks shards parity cannot replace: ask now.
-    /// A frame already passed, or already asked for at its tail, asks nothing new.
+    /// `frame`'s block got its last shard and still lacks shards parity cannot replace: ask now,
+    /// from the first frame neither delivered nor asked about through `frame` — the frames before
+    /// it whose tails never came are lost as surely (their shards went out first), and an anchor
+    /// must not be built on one of them. A frame already passed, or already asked for at its
+    /// tail, asks nothing new.
     public mutating func tailShort(frame: UInt32, now: UInt64) {
         let passed = nextExpected.map { Self.isAfter($0, frame) } ?? false
         if !passed && !askedTails.contains(frame) {
-            if askedTails.count == Self.askedTailsKept { askedTails.removeFirst() }
-            askedTails.append(frame)
-            widen(.init(first: frame, last: frame))
+            var first = frame
+            if let expected = nextExpected, frame &- expected < Self.rfiMaxRange {
+                first = expected
+                while first != frame && askedTails.contains(first) { first &+= 1 }
+            }
+            var f = first
+            while true {
+                if !askedTails.contains(f) {
+                    if askedTails.count == Self.askedTailsKept { askedTails.removeFirst() }
+                    askedTails.append(f)
+                }
+                if f == frame { break }
+                f &+= 1
+            }
+            widen(.init(first: first, last: frame))
         }
         flush(now: now)
     }
