@@ -209,7 +209,7 @@ let package = Package(
             name: "punktfunk-bench",
             dependencies: ["PunktfunkWire", "PunktfunkSession", "PunktfunkTestHost", "Display", "PacerSimulation", "Shell",
                            "AudioSimulation", "VideoDecode", "VideoFrames", "HEVC", "SystemClock", "CPunktfunkLinux", "Input",
-                           "X11Display", "Screen"]
+                           "X11Display", "Screen", "LinkScenario"]
         ),
         // libFuzzer entry points for every decoder that sees network bytes. Built by
         // Tests/tools/fuzz.sh with `-sanitize=fuzzer`; a plain build replays files given on the
@@ -231,6 +231,9 @@ let package = Package(
         // The ffmpeg CLI as a test oracle, shared by the test targets (which cannot import
         // each other).
         .target(name: "FFmpegOracle", path: "Tests/Support/FFmpegOracle"),
+        // pf-testhost → pf-relay → punktfunk-kiosk on loopback as child processes, and what their
+        // logs say: the loss and rate scenarios of the session tests and `punktfunk-bench rate`.
+        .target(name: "LinkScenario", dependencies: ["FFmpegOracle"], path: "Tests/Support/LinkScenario"),
         // A loopback UDP socket that reads what a sender really sent (magic packets), shared likewise.
         .target(name: "LoopbackListener", path: "Tests/Support/LoopbackListener"),
         .testTarget(
@@ -258,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "PunktfunkSessionTests",
             dependencies: ["PunktfunkSession", "PunktfunkTestHost", "PunktfunkWire", "SystemClock", "Audio", "FFmpegOracle", "HEVC",
-                           "LoopbackListener", "LossyLink"]
+                           "LoopbackListener", "LossyLink", "LinkScenario"]
         ),
         .testTarget(
             name: "CShimTests",

@@ -9,6 +9,7 @@ public final class LiveStats: @unchecked Sendable {
     private let lock = NSLock()
     private var framesLost: UInt64 = 0
     private var offsetNs: Int64?
+    private var rate: PumpStats.RateStats?
     /// The stream's sound, for the overlay's audio line (nil: `--audio none`).
     public let audio: SessionAudio?
     /// Where frames spend their time (host, network, decode, display), per stats second.
@@ -18,7 +19,7 @@ public final class LiveStats: @unchecked Sendable {
 
     /// Pump thread: the newest per-second stats.
     public func update(_ stats: PumpStats) {
-        lock.withLock { framesLost = stats.framesLost; offsetNs = stats.clockOffsetNs }
+        lock.withLock { framesLost = stats.framesLost; offsetNs = stats.clockOffsetNs; rate = stats.rate }
     }
 
     /// Chains `update` after the session's existing `onStats` (call from `StreamPipeline.prepare`).
@@ -47,6 +48,14 @@ public final class LiveStats: @unchecked Sendable {
         c.audioLine = audio?.stats?.overlayLine
         c.pictureLine = stage.pictureHold.overlayLine
         c.latencyLine = latency.newest?.overlayLine
+        c.rateLine = lock.withLock { rate }.map(Self.rateLine)
         return c
+    }
+
+    /// `rate    asked 9.8 granted 9.8 Mb/s, cut: delay rose 38 ms over 6 frames`.
+    static func rateLine(_ r: PumpStats.RateStats) -> String {
+        func mb(_ kbps: UInt32) -> String { StatsFigures.fixed(Double(kbps) / 1000, 1) }
+        let last = r.decision.map { d in ", \(d)" + (r.reason.map { ": \($0)" } ?? "") } ?? ""
+        return "rate    asked \(mb(r.askedKbps)) granted \(mb(r.grantedKbps)) Mb/s\(last)"
     }
 }

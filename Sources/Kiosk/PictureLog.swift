@@ -22,7 +22,7 @@ public final class PictureLog: @unchecked Sendable {
     public init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
-            throw PictureLogError(sentence: "Cannot write the picture log \(path).")
+            throw LogFileError(sentence: "Cannot write the picture log \(path).")
         }
         self.handle = handle
     }
@@ -46,9 +46,4 @@ public final class PictureLog: @unchecked Sendable {
         handle.write(Data("{\"frame\":\(frame),\"md5\":\(md5),\"shown\":\(shown)\(lift)}\n".utf8))
         lines += 1
     }
-}
-
-public struct PictureLogError: Error, CustomStringConvertible {
-    public let sentence: String
-    public var description: String { sentence }
 }

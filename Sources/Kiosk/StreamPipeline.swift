@@ -25,6 +25,8 @@ public final class StreamPipeline: @unchecked Sendable {
     public var onAccessUnit: ((AccessUnit) -> Void)?
     /// The host's newest static HDR metadata (0xCE datagrams), for the presenting thread.
     public let hostHDR = LatestHDRMetadata()
+    /// `--rate-log`: the rate loop's line per Feedback window (set before `start()`).
+    public var rateLog: RateLog?
 
     private let lock = NSLock()
     private var current: ClientSession?
@@ -63,6 +65,7 @@ public final class StreamPipeline: @unchecked Sendable {
                         unit.completeNs = au.lastArrivalNs
                         stage?.submit(unit)
                     }
+                    if let rateLog = self.rateLog { session.onRateWindow = { rateLog.log($0) } }
                     let hostHDR = self.hostHDR
                     session.onHostDatagram = { datagram in
                         if case .hdrMetadata(let m) = datagram { hostHDR.offer(HDRStaticMetadata(wire: m)) }

@@ -19,6 +19,18 @@ struct PFRelay: ParsableCommand {
             reordering and duplication apply only to the --lossy directions, only from --start-after \
             seconds after the first client datagram, and with --media-only only to media datagrams \
             (first byte & 0xC0 == 0).
+
+            Bottleneck (--capacity): every datagram of the --bottleneck-dir directions (QUIC too) \
+            passes a FIFO serializer at the scheduled capacity behind a drop-tail queue of --queue-ms \
+            of the current capacity (bytes limit = kbps·125·queue_ms/1000), after the loss draw and \
+            before --delay-ms/--jitter-ms. Each datagram counts as its UDP payload + 28 bytes \
+            (IPv4 + UDP headers). The schedule's clock starts at the first client datagram. During \
+            an --outage nothing leaves: arrivals are held in the queue up to its limit (the rest are \
+            dropped, as a full AP queue would) and burst out back to back at the capacity when the \
+            outage ends. --queue-log writes one JSON line per 100 ms and direction: \
+            {"t_ms","dir","capacity_kbps","outage","queue_ms","queue_bytes","sent_kbps","drops","mono_ns"}; the \
+            final counters line gets per direction "dropped_bottleneck" and "bottleneck": \
+            {accepted/delivered packets and bytes, drops, queue_delay_p50/p95/max_ms}.
             """)
 
     @Option(help: "Address the client sends to (127.x.x.x:PORT; port 0 = ephemeral).") var listen = "127.0.0.1:0"
@@ -38,6 +50,11 @@ struct PFRelay: ParsableCommand {
     @Flag(name: .customLong("media-only"), help: "Impair only media datagrams; QUIC gets delay and jitter only.") var mediaOnly = false
     @Option(help: "Directions impaired: h2c, c2h or both.") var lossy = "both"
     @Option(name: .customLong("queue-limit"), help: "Most datagrams held in the delay queue; more are dropped and counted.") var queueLimit = 65_536
+    @Option(help: "Bottleneck capacity schedule, SECONDS:KBPS,… from the first client datagram (e.g. 0:40000,40:10000,80:25000), or one KBPS.") var capacity: String?
+    @Option(name: .customLong("bottleneck-dir"), help: "Directions through the bottleneck: h2c, c2h or both (each its own link).") var bottleneckDir = "h2c"
+    @Option(name: .customLong("queue-ms"), help: "Bottleneck drop-tail queue, ms of the current capacity.") var queueMs = 100.0
+    @Option(help: "Bottleneck outage MS@PERIOD_S[+FIRST_S]: nothing passes for MS ms every PERIOD_S s (first at FIRST_S, default PERIOD_S); repeatable, or comma-separated.") var outage: [String] = []
+    @Option(name: .customLong("queue-log"), help: "Write the bottleneck's state every 100 ms as JSON lines {\"t_ms\",\"dir\",\"capacity_kbps\",\"outage\",\"queue_ms\",\"queue_bytes\",\"sent_kbps\",\"drops\",\"mono_ns\"}.") var queueLog: String?
     @Option(name: .customLong("drop-log"), help: "Write each dropped media datagram as a JSON line {\"dir\",\"seq_low\",\"mono_ns\"}.") var dropLog: String?
 
     func validate() throws {
@@ -54,6 +71,28 @@ struct PFRelay: ParsableCommand {
         }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be > 0") }
         guard queueLimit > 0 else { throw ValidationError("--queue-limit must be > 0") }
+        _ = try bottleneckModel()
+    }
+
+    /// The bottleneck the options ask for, or nil for none.
+    func bottleneckModel() throws -> BottleneckConfig? {
+        guard let capacity else {
+            if !outage.isEmpty || queueLog != nil { throw ValidationError("--outage and --queue-log need --capacity") }
+            return nil
+        }
+        guard let schedule = CapacitySchedule(parsing: capacity) else {
+            throw ValidationError("--capacity takes SECONDS:KBPS,… ascending from 0 (e.g. 0:40000,40:10000) or one KBPS")
+        }
+        guard ["h2c", "c2h", "both"].contains(bottleneckDir) else { throw ValidationError("--bottleneck-dir is h2c, c2h or both") }
+        guard queueMs > 0, queueMs < 1e6 else { throw ValidationError("--queue-ms must be > 0") }
+        var outages: [Outage] = []
+        for spec in outage.flatMap({ $0.split(separator: ",") }) {
+            guard let o = Outage(parsing: String(spec)) else {
+                throw ValidationError("--outage takes MS@PERIOD_S[+FIRST_S], e.g. 150@30 (MS shorter than the period)")
+            }
+            outages.append(o)
+        }
+        return BottleneckConfig(schedule: schedule, queueNs: UInt64((queueMs * 1e6).rounded()), outages: outages)
     }
 
     /// The loss chain the options ask for, or nil for none.
@@ -90,11 +129,13 @@ struct PFRelay: ParsableCommand {
                                           duplicateProbability: duplicate / 100)
         let directions: Set<Direction> = lossy == "both" ? [.c2h, .h2c] : [Direction(rawValue: lossy)!]
         let policy = RelayPolicy(impairedDirections: directions, mediaOnly: mediaOnly, startAfterNs: ns(startAfter * 1000),
-                                 queueLimit: queueLimit)
+                                 queueLimit: queueLimit, bottleneck: try bottleneckModel(),
+                                 bottleneckDirections: bottleneckDir == "both" ? [.c2h, .h2c] : [Direction(rawValue: bottleneckDir)!])
         let relay: UDPRelay
         do {
             relay = try UDPRelay(.init(listen: LoopbackAddress(listen)!, upstream: LoopbackAddress(to)!, c2h: impairment,
-                                       h2c: impairment, policy: policy, seed: seed, dropLogPath: dropLog))
+                                       h2c: impairment, policy: policy, seed: seed, dropLogPath: dropLog,
+                                       queueLogPath: queueLog))
         } catch {
             throw ValidationError("pf-relay: \(error)")
         }

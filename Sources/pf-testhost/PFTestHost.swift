@@ -35,7 +35,7 @@ struct PFTestHost: ParsableCommand {
     @Option(name: .customLong("p-frame-padding"), help: "With --anchor-stream: filler bytes after every P picture's slice (a filler-data NAL unit, which decoders discard), to emulate a realistic bitrate.") var pFramePadding = 0
     @Option(name: .customLong("idr-interval"), help: "With --anchor-stream: frames between periodic IDRs (default: only the first and those asked for).") var idrInterval: Int?
     @Option(name: .customLong("lose-answers"), help: "Fault injection: drop every packet of the first N frames that answer a recovery ask (the lost-answer case).") var loseAnswers = 0
-    @Option(name: .customLong("sent-stream"), help: "Append every video AU sent to this file (Annex-B, in send order: the stream a clean decoder sees), and log {\"sent\":FRAME,\"flags\":F,\"bytes\":N} per AU on stdout.") var sentStream: String?
+    @Option(name: .customLong("sent-stream"), help: "Append every video AU sent to this file (Annex-B, in send order: the stream a clean decoder sees), and log {\"sent\":FRAME,\"flags\":F,\"bytes\":N,\"mono_ns\":T} per AU on stdout (T: CLOCK_MONOTONIC when it was sent).") var sentStream: String?
     @Option(help: "Media datagrams dropped on purpose, percent.") var loss = 0.0
     @Flag(name: .customLong("streamed-au"), help: "Stream each AU slice by slice as its slices are encoded (data-plane.md §2.3), to a client whose hello has STREAMED_AU (slice mode with MULTI_SLICE, else full-K blocks).") var streamedAU = false
     @Option(name: .customLong("slice-encode-ms"), help: "Simulated encode time per slice, ms: an AU's slices (VCL NAL units) come out of the encoder one per interval, whether sent streamed or whole.") var sliceEncodeMs = 0.0
@@ -79,6 +79,13 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "TXT id of the --mdns advert (default: the first 16 hex digits of the fingerprint).") var mdnsId: String?
     @Option(help: "TXT mac of the --mdns advert: comma-separated Wake-on-LAN MACs.") var mdnsMac = "02:00:00:00:00:01"
     @Option(help: "mDNS UDP port (tests only; the standard is 5353).") var mdnsPort: UInt16 = 5353
+    @Option(name: .customLong("bitrate-kbps"), help: "The host's default rate, kbit/s: ServerHello bitrate, the grant for SetBitrate 0, the start rate (a non-zero ClientHello ask replaces it).") var bitrateKbps: UInt32 = 30_000
+    @Flag(name: .customLong("follow-bitrate"), help: "Grow every AU with an HEVC filler-data NAL unit (type 38) after its slices to the granted rate's budget per frame: the most whole shards K with (K + parity(K))·(P + 74) ≤ (kbps − audio)·125/fps, video = K·P (P shard payload; 74 = media header, AEAD tag, IPv4/UDP). AUs already over it go as they are. Without --hevc the AUs are the embedded demo stream (640x360 HEVC, ≤ 4.4 KB an AU) instead of synthetic bytes. Logs {\"host_wire\":…} every second.") var followBitrate = false
+    @Option(name: .customLong("bitrate-reason"), help: "How SetBitrate is answered: granted, encoder-limit:KBPS (min(ask, KBPS)), cadence, governor:KBPS (min(ask, KBPS)), pinned (the current rate). The reason byte is written only to a client whose hello set ABR bit0.") var bitrateReason = "granted"
+    @Flag(help: "Advertise HOST_CAP2_RAMP and serve bring-up ramp steps (≤ 50 ms probes) without the 10 s probe spacing before the first frame (held --ramp-window-ms) and for 1 s after the last such step.") var ramp = false
+    @Option(name: .customLong("ramp-window-ms"), help: "With --ramp: the first video frame waits this long after the data plane starts.") var rampWindowMs = 250.0
+    @Option(name: .customLong("pipeline-gap-at"), help: "SECONDS[:GAP_MS] after the first frame: video stops GAP_MS (default 200), then PipelineGap {gap_ms} and a keyframe. Repeatable.") var pipelineGapAt: [String] = []
+    @Flag(name: .customLong("log-wire"), help: "Log {\"host_wire\":…} (media wire kbit/s) every second without --follow-bitrate.") var logWire = false
     @Option(help: "JSON lines {\"frame\":N,\"datagram\":\"HEX\"} or {\"frame\":N,\"control\":\"HEX\"}: host datagrams (rumble, HID output, …) or control frames (StreamConfig, Reconfigured, …) sent before frame N.") var script: String?
 
     func validate() throws {
@@ -97,6 +104,13 @@ struct PFTestHost: ParsableCommand {
             throw ValidationError("--audio-jitter-burst takes START:SECONDS:MS, e.g. 16:1:20")
         }
         if videoAtAudioMarkers && audioMarkerEvery <= 0 { throw ValidationError("--video-at-audio-markers needs --audio-marker-every") }
+        if HostBitratePolicy(parsing: bitrateReason) == nil {
+            throw ValidationError("--bitrate-reason takes granted, encoder-limit:KBPS, cadence, governor:KBPS or pinned")
+        }
+        for gap in pipelineGapAt where PipelineGapEvent(parsing: gap) == nil {
+            throw ValidationError("--pipeline-gap-at takes SECONDS[:GAP_MS], e.g. 20:300")
+        }
+        guard rampWindowMs >= 0, rampWindowMs < 60_000 else { throw ValidationError("--ramp-window-ms must be 0…60000") }
         if let redirect, Self.parseRedirect(redirect) == nil {
             throw ValidationError("--redirect takes HOST:PORT[:PIN], e.g. 127.0.0.1:9778 or :9778")
         }
@@ -131,6 +145,9 @@ struct PFTestHost: ParsableCommand {
             let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: hevc)))
             aus = AccessUnitSplitter.splitPreservingBytes(data)
             guard !aus.isEmpty else { throw ValidationError("\(hevc) holds no HEVC access units") }
+        } else if followBitrate {
+            // Real HEVC the client decodes, small enough (≤ 4.4 KB an AU) for filler to set the rate.
+            aus = DemoStream.accessUnits
         } else {
             aus = SyntheticAccessUnits.make(count: 60, bytes: auBytes, seed: seed)
         }
@@ -156,7 +173,7 @@ struct PFTestHost: ParsableCommand {
                   let sent = FileHandle(forWritingAtPath: sentStream) else { throw ValidationError("cannot write \(sentStream)") }
             options.onFrameSent = { frame, au, flags in
                 sent.write(Data(au))
-                FileHandle.standardOutput.write(Data("{\"sent\":\(frame),\"flags\":\(flags),\"bytes\":\(au.count)}\n".utf8))
+                FileHandle.standardOutput.write(Data("{\"sent\":\(frame),\"flags\":\(flags),\"bytes\":\(au.count),\"mono_ns\":\(MonotonicClock.nowNs())}\n".utf8))
             }
         }
         options.onAsk = { ask, answer in
@@ -178,11 +195,22 @@ struct PFTestHost: ParsableCommand {
             }
         }
         options.lossPercent = loss
+        options.bitrateKbps = bitrateKbps
+        options.followBitrate = followBitrate
+        options.bitratePolicy = HostBitratePolicy(parsing: bitrateReason)!
+        options.rampProbes = ramp
+        options.rampWindowNs = UInt64(rampWindowMs * 1e6)
+        options.pipelineGaps = pipelineGapAt.compactMap(PipelineGapEvent.init(parsing:))
+        // One JSON line per SetBitrate, BitrateChanged and PipelineGap; one per second of wire output.
+        options.onBitrateEvent = { event in FileHandle.standardOutput.write(Data((event.json + "\n").utf8)) }
+        if followBitrate || logWire {
+            options.onWireSecond = { second in FileHandle.standardOutput.write(Data((second.json + "\n").utf8)) }
+        }
         options.seed = seed
         options.refuse = refuse.flatMap(Self.parseCode).map { CloseCode(code: $0) }
         options.maxSeconds = maxSeconds
         options.fecPercent = fec
-        options.keyframeIndices = hevc == nil ? [0] : AccessUnitSplitter.keyframeIndices(aus)
+        options.keyframeIndices = hevc == nil && !followBitrate ? [0] : AccessUnitSplitter.keyframeIndices(aus)
         options.blackoutAfterFrames = blackoutAfter
         options.blackoutSeconds = blackoutSeconds
         var toneHow: String?   // said after the banner, which tests and the harness read first

@@ -6,7 +6,9 @@ extension RunnerConfiguration {
     /// option, else from the config.
     mutating func applySessionOptions(config: KioskConfig, stream: StreamOptions, input: InputOptions, sound: AudioOptions) throws {
         bitrateKbps = stream.bitrate ?? config.bitrateKbps
+        bitrateMode = stream.bitrateMode.flatMap(BitrateMode.init(rawValue:)) ?? config.bitrateMode ?? .auto
         pictureLog = stream.pictureLog
+        rateLog = stream.rateLog
         hello = config.helloSettings
         // The name a host lists this box under, in the hello and when pairing.
         if let name = HelloPlan.label(config.deviceName) ?? HelloPlan.label(BoxAbilities.hostName()) { deviceName = name }

@@ -1,5 +1,6 @@
 import Foundation
 import FFmpegOracle
+import LinkScenario
 
 /// One run of the loss scenario, as a user's Wi-Fi would have it: `pf-testhost --anchor-stream`
 /// (a live stream whose RFI anchors are real clean re-entry points, every AU it sent written to a
@@ -81,7 +82,7 @@ struct LossScenario {
                         "--max-seconds", "\(Int(seconds) + 20)", "--seed", "\(seed)", "--fec", "\(fecPercent)"]
         if keyframesOnly { hostArgs.append("--keyframes-only") }
         if loseAnswers > 0 { hostArgs += ["--lose-answers", "\(loseAnswers)"] }
-        let host = try Child(bin.appendingPathComponent("pf-testhost"), hostArgs, in: dir, name: "host")
+        let host = try ScenarioProcess(bin.appendingPathComponent("pf-testhost"), hostArgs, in: dir, name: "host")
         defer { host.stop() }
         let hostBanner = try host.banner(containing: "fingerprint")
         let words = hostBanner.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -91,7 +92,7 @@ struct LossScenario {
         }
         let lossArgs = packetChain.map { ["--ge", "\($0.p),\($0.r)", "--ge-unit", "packet", "--lossy", "h2c", "--media-only"] }
             ?? ["--loss", "\(lossPercent)"] + (burstMs.map { ["--burst-ms", "\($0)"] } ?? [])
-        let relay = try Child(bin.appendingPathComponent("pf-relay"),
+        let relay = try ScenarioProcess(bin.appendingPathComponent("pf-relay"),
                               ["--listen", "127.0.0.1:0", "--to", hostAddress, "--start-after", "2", "--seed", "\(seed)",
                                "--seconds", "\(Int(seconds) + 15)"] + lossArgs,
                               in: dir, name: "relay")
@@ -145,61 +146,5 @@ struct LossScenario {
         return Outcome(kioskStatus: kiosk.status, kioskStdout: kiosk.stdout, kioskStderr: kiosk.stderr, clean: clean,
                        sentFrames: sentFrames, pictures: pictures, asks: asks, hostSummary: hostSummary,
                        relaySummary: relaySummary, lastStats: lastStats)
-    }
-
-    struct ScenarioError: Error, CustomStringConvertible {
-        var description: String
-        init(_ d: String) { description = d }
-    }
-
-    /// A child process whose stdout goes to a file (a long run's log never fills a pipe).
-    final class Child {
-        let process = Process()
-        let stdoutURL: URL
-        let stderrURL: URL
-
-        init(_ binary: URL, _ arguments: [String], in dir: URL, name: String) throws {
-            stdoutURL = dir.appendingPathComponent("\(name).out")
-            stderrURL = dir.appendingPathComponent("\(name).err")
-            FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-            FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-            process.executableURL = binary
-            process.arguments = arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-            process.standardError = try FileHandle(forWritingTo: stderrURL)
-            try process.run()
-        }
-
-        /// Waits (≤ 10 s) for a stderr line containing `marker`.
-        func banner(containing marker: String) throws -> String {
-            let limit = Date().addingTimeInterval(10)
-            while Date() < limit {
-                let text = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-                if let line = text.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
-                if !process.isRunning { break }
-                usleep(50_000)
-            }
-            throw ScenarioError("\(process.executableURL?.lastPathComponent ?? "child") printed no banner: "
-                                + ((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""))
-        }
-
-        /// Waits up to `waitingForExit` seconds for the process to end by itself, then interrupts it
-        /// (terminates it after 5 s more).
-        func stop(waitingForExit: Double = 0) {
-            let natural = Date().addingTimeInterval(waitingForExit)
-            while process.isRunning, Date() < natural { usleep(20_000) }
-            if process.isRunning { process.interrupt() }
-            let limit = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < limit { usleep(20_000) }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-
-        func stdoutLines() throws -> [[String: Any]] {
-            try String(contentsOf: stdoutURL, encoding: .utf8).split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FFmpegOracle
+import LinkScenario
 
 /// Streamed AUs end to end (issue 34 item 5; data-plane.md §2.3, §7.5): `pf-testhost --streamed-au`
 /// sends a 4-slice libx265 stream slice by slice as its simulated encoder finishes each slice, with
@@ -31,7 +32,7 @@ import FFmpegOracle
                                   "-f", "hevc", source])
         #expect(enc.status == 0, "\(enc.stderr)")
         let sent = dir.appendingPathComponent("sent.hevc").path
-        let host = try LossScenario.Child(bin.appendingPathComponent("pf-testhost"),
+        let host = try ScenarioProcess(bin.appendingPathComponent("pf-testhost"),
                                           ["--port", "0", "--bind", "127.0.0.1", "--identity-dir", dir.appendingPathComponent("host").path,
                                            "--hevc", source, "--sent-stream", sent, "--streamed-au", "--slice-encode-ms", "2",
                                            "--stream-block-shards", "2", "--pace-mbps", "100", "--max-seconds", "30",
@@ -42,7 +43,7 @@ import FFmpegOracle
         let words = banner.split(whereSeparator: \.isWhitespace).map(String.init)
         let hostAddress = try #require(words.first { $0.hasPrefix("127.0.0.1:") })
         let fingerprint = try #require(words.firstIndex(of: "fingerprint").map { words[$0 + 1] })
-        let relay = try LossScenario.Child(bin.appendingPathComponent("pf-relay"),
+        let relay = try ScenarioProcess(bin.appendingPathComponent("pf-relay"),
                                            ["--listen", "127.0.0.1:0", "--to", hostAddress, "--delay-ms", "10", "--reorder", "10",
                                             "--reorder-ms", "4", "--media-only", "--seed", "5", "--seconds", "30"],
                                            in: dir, name: "relay")

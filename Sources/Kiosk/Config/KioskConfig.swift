@@ -62,7 +62,11 @@ public struct KioskConfig: Sendable, Equatable {
     /// How the VA-API rung's pictures are fenced: `auto` (by the GPU's kernel driver),
     /// `sync-file` or `va-sync-surface` (`DecodeSyncSetting`; forcing one is for bug reports).
     public var decodeSync: String?
+    /// The video bitrate, kbit/s: the rate the stream starts at and, in `bitrate-mode = auto`, the
+    /// ceiling the rate loop never passes (nil: the host's choice, no ceiling).
     public var bitrateKbps: UInt32?
+    /// `auto` (the default: the rate follows the line) or `fixed` (the rate never moves).
+    public var bitrateMode: BitrateMode?
     public var audioDevice: String?
     public var statsOverlay: Bool?
     /// Grab keyboard and mouse exclusively (EVIOCGRAB) while streaming.
@@ -169,6 +173,9 @@ public struct KioskConfig: Sendable, Equatable {
         case "bitrate":
             guard let kbps = UInt32(value), kbps > 0 else { return "bitrate must be kbit/s, a positive whole number, not \"\(value)\"" }
             bitrateKbps = kbps
+        case "bitrate-mode":
+            guard let mode = BitrateMode(rawValue: value) else { return "bitrate-mode must be auto or fixed, not \"\(value)\"" }
+            bitrateMode = mode
         case "audio-device": audioDevice = value.isEmpty ? nil : value
         case _ where Self.switches[key] != nil:
             let (field, words) = Self.switches[key]!
@@ -235,6 +242,7 @@ public struct KioskConfig: Sendable, Equatable {
         add("decoder", decoder)
         add("decode-sync", decodeSync)
         add("bitrate", bitrateKbps.map(String.init))
+        add("bitrate-mode", bitrateMode?.rawValue)
         add("audio-device", audioDevice)
         add("stats-overlay", statsOverlay.map { $0 ? "true" : "false" })
         add("input-grab", inputGrab.map { $0 ? "true" : "false" })

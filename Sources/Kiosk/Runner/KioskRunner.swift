@@ -322,6 +322,11 @@ public final class KioskRunner {
         let events = self.events
         options.onPending = { count in events.post(.stream(job: job, .waitingForApproval(count: count))) }
         if let kbps = configuration.bitrateKbps { options.hello.bitrateKbps = kbps }
+        // The rate follows the line unless pinned; a chosen bitrate is its start and its ceiling.
+        if configuration.bitrateMode == .auto {
+            options.rate = RateLoop.Configuration(startKbps: configuration.bitrateKbps ?? RateLoop.Configuration.hostDefaultKbps,
+                                                  ceilingKbps: configuration.bitrateKbps)
+        }
         if let screen {
             // Ask the host for exactly the screen's mode (the virtual display is created at it).
             let mode = screen.mode
@@ -338,6 +343,12 @@ public final class KioskRunner {
         })
         decoding.decodeSync = configuration.decodeSync
         let pipeline = StreamPipeline(options: options, decoder: decodes ? decoding : nil)
+        if let path = configuration.rateLog {
+            do { pipeline.rateLog = try RateLog(path: path) } catch {
+                feed(.stream(job: job, .ended(.failed(sentence: "\(error)"))))
+                return
+            }
+        }
         if let path = configuration.pictureLog, let stage = pipeline.stage {
             do { stage.pictureLog = try PictureLog(path: path) } catch {
                 feed(.stream(job: job, .ended(.failed(sentence: "\(error)"))))

@@ -68,8 +68,13 @@ public struct RunnerConfiguration {
     public var hello = HelloSettings()
     /// Test-harness hooks; the product leaves them empty.
     public var harness: HarnessHooks
-    /// The video bitrate the host is asked for, kbit/s (nil: the host's choice).
+    /// The video bitrate the host is asked for, kbit/s (nil: the host's choice); in `.auto` mode
+    /// also the rate loop's ceiling.
     public var bitrateKbps: UInt32?
+    /// `.auto`: the rate follows the line (`RateLoop`); `.fixed`: it never moves.
+    public var bitrateMode: BitrateMode = .auto
+    /// `--rate-log FILE`: one JSON line per Feedback window of the rate loop (`RateLoop.logLine`).
+    public var rateLog: String?
     /// Read keyboards, mice and pads into live sessions (nil: no input, `--input none`).
     public var input: InputService.Options?
     /// Where a live session's sound goes: nowhere (the default here), the HDMI/DP output of the

@@ -119,6 +119,7 @@ final class ShellServices {
     /// chosen device (the mode applies at the next start: the display is opened once).
     static func apply(_ settings: ShellSettings, to configuration: inout RunnerConfiguration) {
         configuration.bitrateKbps = settings.bitrateKbps
+        configuration.bitrateMode = settings.bitrateMode
         configuration.scaling = settings.scaling
         switch settings.decoder {
         case "vaapi": configuration.decoder = [.vaapi]

@@ -15,6 +15,19 @@ extension ClientSession {
                                      clockOriginNs: Int64(hello.clockOriginNs), aead: GnuTLSMediaAEAD.factory)
         // Local state the reassembler callbacks update (they run inside `receiver.receive`).
         var asks = LossAsks(refreshHz: hello.mode.refreshHz)
+        // The rate loop starts at the rate the host streams at (its hello's, else our ask).
+        var rate = options.rate.map { c -> RateLoop in
+            var c = c
+            let start = hello.bitrateKbps != 0 ? hello.bitrateKbps : self.options.hello.bitrateKbps
+            if start != 0 { c.startKbps = start }
+            c.fps = max(1, hello.mode.refreshHz)
+            return RateLoop(configuration: c)
+        }
+        // Media wire bytes and the longest arrival gap, counted per datagram for the rate loop.
+        var mediaBytes: UInt64 = 0
+        var mediaBytesAtLastFrame: UInt64 = 0
+        var lastMediaArrival: UInt64 = 0
+        var longestGapNs: UInt64 = 0
         var epochHold = EpochHold<HeldFrame>(active: hello.features.contains(FeatureBit.streamConfig))
         var lastEpoch: UInt8?
         let deliver = onAccessUnit
@@ -68,6 +81,17 @@ extension ClientSession {
             }
             inOrder(au)
         }
+        // Each frame's first shard to arrive, complete later or not: its one-way delay, up to a
+        // constant (the host's pts clock against ours) — the loop reads only its rise over the
+        // rolling minimum — and the wire bytes since the previous frame began.
+        if rate != nil {
+            receiver.video.onFirstShard = { _, ptsNs, arrivalNs in
+                guard arrivalNs != 0 else { return }
+                rate!.frameArrived(firstShardOWDNs: Int64(bitPattern: arrivalNs) &- ptsNs,
+                                   wireBytes: UInt32(clamping: mediaBytes &- mediaBytesAtLastFrame), now: arrivalNs)
+                mediaBytesAtLastFrame = mediaBytes
+            }
+        }
         receiver.video.onFrameLost = { frame in asks.agedOut(frame: frame, now: MonotonicClock.nowNs()) }
         let periodNs = LossAsks.interval(hello.mode.refreshHz)
         let rttNs = params.clockRttNs ?? 0
@@ -85,7 +109,11 @@ extension ClientSession {
         var probe = ProbeMeter()
         driver.onMedia = { datagram in
             let packets = receiver.probePackets, bytes = receiver.probeBytes
-            do { try receiver.receive(datagram, arrivalNs: MonotonicClock.nowNs()) } catch { rejected += 1 }
+            let arrival = MonotonicClock.nowNs()
+            mediaBytes &+= UInt64(datagram.count)
+            if lastMediaArrival != 0, arrival > lastMediaArrival { longestGapNs = max(longestGapNs, arrival - lastMediaArrival) }
+            lastMediaArrival = arrival
+            do { try receiver.receive(datagram, arrivalNs: arrival) } catch { rejected += 1 }
             if receiver.probePackets != packets {
                 probe.arrived(count: receiver.probePackets - packets, wireBytes: receiver.probeBytes - bytes, now: MonotonicClock.nowNs())
             }
@@ -117,6 +145,7 @@ extension ClientSession {
             counters = receiver.counters
             mediaErrors = rejected
             self.asks = asks
+            self.rate = rate
             epochFramesHeld = epochHold.framesHeld
             epochFramesDropped = epochHold.framesDropped
             driver.wakeDescriptor = -1
@@ -149,6 +178,10 @@ extension ClientSession {
                 let report = probe.finish(result)
                 lastProbe = report
                 onProbeReport?(report)
+            case .bitrateChanged(let changed):
+                rate?.acknowledged(kbps: changed.kbps, reason: changed.reason, now: MonotonicClock.nowNs())
+            case .pipelineGap:
+                rate?.pipelineGap(now: MonotonicClock.nowNs())
             case .reconfigured(let reply):
                 if let answer = modeRequests.answered(reply) { onModeAnswer?(answer) }
             case .streamConfig(let config):
@@ -174,6 +207,9 @@ extension ClientSession {
         var window: FeedbackDatagram.Window?
         var windowNumber: UInt32 = 0
         var lastWindow = receiver.counters
+        var windowOpenedAt = start
+        var windowMediaBytes = mediaBytes
+        var windowFramesLost = asks.framesLost
         var lastStats = receiver.counters
         var second = 0
         let rttMs = params.clockRttNs.map { Double($0) / 1e6 }
@@ -222,6 +258,7 @@ extension ClientSession {
             outbox.drainInputs(into: &outInputs)
             for item in outInputs { sendInput(item, connection: connection, controlStream: params.controlStream) }
             let handedOver = !outInputs.isEmpty || !outDatagrams.isEmpty || !outControls.isEmpty
+            var handedOverAsk = false
             outInputs.removeAll(keepingCapacity: true)
             for datagram in outDatagrams where (try? connection.sendDatagram(datagram)) != nil { outboxSent += 1 }
             for frame in outControls where (try? connection.write(stream: params.controlStream, frame.encoded)) != nil {
@@ -232,13 +269,18 @@ extension ClientSession {
             }
             outDatagrams.removeAll(keepingCapacity: true)
             outControls.removeAll(keepingCapacity: true)
+            if let kbps = rate?.takeAsk(now: MonotonicClock.nowNs()),
+               (try? connection.write(stream: params.controlStream, ControlMessage.setBitrate(SetBitrate(kbps: kbps)).encoded)) != nil {
+                outboxSent += 1
+                handedOverAsk = true
+            }
             if let mode = outbox.takeWantedMode() { modeRequests.want(mode) }
             if let mode = modeRequests.due(nowNs: MonotonicClock.nowNs()),
                (try? connection.write(stream: params.controlStream, ControlMessage.reconfigure(Reconfigure(mode: mode)).encoded)) != nil {
                 outboxSent += 1
             }
-            // Input leaves now, not at the next wake-up (up to 5 ms away).
-            if handedOver { try? driver.flush() }
+            // Input (and a rate ask) leaves now, not at the next wake-up (up to 5 ms away).
+            if handedOver || handedOverAsk { try? driver.flush() }
             if quitting {
                 // Let the last items (key releases on the control stream) reach the host before
                 // the close: until acknowledged, at most 200 ms.
@@ -284,12 +326,25 @@ extension ClientSession {
                 window = .init(number: windowNumber, lossPPM: UInt32(ppm), packetsReceived: c.packetsReceived,
                                head: delta(c.lostHead, lastWindow.lostHead), mid: delta(c.lostMid, lastWindow.lostMid),
                                tail: delta(c.lostTail, lastWindow.lostTail))
+                if rate != nil, let w = window {
+                    let signals = RateWindow(lossPPM: w.lossPPM, unrecoverableFrames: UInt32(clamping: max(0, asks.framesLost - windowFramesLost)),
+                                             head: w.head, mid: w.mid, tail: w.tail, socketDrops: w.socketDrops,
+                                             wireBytes: mediaBytes &- windowMediaBytes, durationNs: after &- windowOpenedAt,
+                                             longestArrivalGapNs: longestGapNs)
+                    rate!.windowClosed(signals, now: after)
+                    onRateWindow?(rate!.logLine(now: after))
+                }
+                windowOpenedAt = after
+                windowMediaBytes = mediaBytes
+                windowFramesLost = asks.framesLost
+                longestGapNs = 0
                 lastWindow = c
                 sendFeedback = true
             }
             if asks.takeDueCopy(now: after) != nil { sendFeedback = true }
             if sendFeedback {
-                let feedback = FeedbackDatagram(window: window, ask: asks.ask, ack: acks.ack)
+                let feedback = FeedbackDatagram(window: window, linkKbps: rate?.linkKbps ?? 0, shape: rate?.shape ?? 0,
+                                                ask: asks.ask, ack: acks.ack)
                 if (try? connection.sendDatagram(ClientDatagram.feedback(feedback).encoded)) != nil {
                     feedbackSent += 1
                     if feedback.ask != nil { askFeedbackSent += 1 }
@@ -319,6 +374,11 @@ extension ClientSession {
                 stats.rfiAsks = UInt64(asks.rfiAsks)
                 stats.nackAsks = UInt64(asks.nackAsks)
                 stats.asksGivenUp = UInt64(asks.asksGivenUp)
+                if let rate {
+                    stats.rate = .init(askedKbps: rate.askedKbps, grantedKbps: rate.grantedKbps, linkKbps: rate.linkKbps,
+                                       shape: rate.shape, cuts: rate.cuts, climbs: rate.climbs,
+                                       decision: rate.lastDecision.map { "\($0.kind)" }, reason: rate.lastDecision?.reason.text)
+                }
                 onStats?(stats)
                 lastStats = c
             }

@@ -65,6 +65,42 @@ public struct PumpStats: Sendable, Equatable {
     public var rfiAsks: UInt64 = 0
     public var nackAsks: UInt64 = 0
     public var asksGivenUp: UInt64 = 0
+    /// The rate loop's state (nil when none runs).
+    public var rate: RateStats?
+
+    /// What the rate loop asked, what the host granted, and its last decision.
+    public struct RateStats: Sendable, Equatable {
+        public var askedKbps: UInt32
+        public var grantedKbps: UInt32
+        /// Feedback tag 8 (0: no wall known) and tag 16.
+        public var linkKbps: UInt32
+        public var shape: UInt8
+        public var cuts: Int
+        public var climbs: Int
+        /// The last decision's kind (`cut`, `climb`, …) and reason, nil before the first.
+        public var decision: String?
+        public var reason: String?
+
+        public init(askedKbps: UInt32, grantedKbps: UInt32, linkKbps: UInt32, shape: UInt8, cuts: Int, climbs: Int,
+                    decision: String?, reason: String?) {
+            self.askedKbps = askedKbps
+            self.grantedKbps = grantedKbps
+            self.linkKbps = linkKbps
+            self.shape = shape
+            self.cuts = cuts
+            self.climbs = climbs
+            self.decision = decision
+            self.reason = reason
+        }
+
+        /// One JSON object.
+        public var json: String {
+            "{\"asked_kbps\":\(askedKbps),\"granted_kbps\":\(grantedKbps),\"link_kbps\":\(linkKbps),\"shape\":\(shape),"
+                + "\"cuts\":\(cuts),\"climbs\":\(climbs),\"decision\":\(Self.quoted(decision)),\"reason\":\(Self.quoted(reason))}"
+        }
+
+        static func quoted(_ s: String?) -> String { s.map(JSONString.quoted) ?? "null" }
+    }
 
     /// One JSON object, no trailing newline.
     public var json: String {
@@ -72,7 +108,8 @@ public struct PumpStats: Sendable, Equatable {
         return "{\"second\":\(second),\"fps\":\(String(format: "%.2f", fps)),\"mbps\":\(String(format: "%.3f", mbps)),"
             + "\"frames_lost\":\(framesLost),\"shards_recovered\":\(shardsRecovered),\"packets\":\(packets),"
             + "\"rtt_ms\":\(rtt),\"clock_offset_ns\":\(clockOffsetNs),\"audio_packets\":\(audioPackets),"
-            + "\"keyframe_asks\":\(keyframeAsks),\"rfi_asks\":\(rfiAsks),\"nack_asks\":\(nackAsks),\"asks_given_up\":\(asksGivenUp)}"
+            + "\"keyframe_asks\":\(keyframeAsks),\"rfi_asks\":\(rfiAsks),\"nack_asks\":\(nackAsks),\"asks_given_up\":\(asksGivenUp)"
+            + (rate.map { ",\"rate\":" + $0.json } ?? "") + "}"
     }
 }
 
@@ -153,6 +190,10 @@ public final class ClientSession {
         /// Called with the count of Pending frames so far while the host waits for console
         /// approval (§3.4, §6.5): show "waiting for approval on the host".
         public var onPending: ((Int) -> Void)?
+        /// The rate loop (control-plane.md §5.1–5.2): nil runs none (the rate never moves and the
+        /// hello's tag 20 is not set). Its start rate is the host's (ServerHello tag 13), else the
+        /// hello's ask, else `RateLoop.Configuration.startKbps`.
+        public var rate: RateLoop.Configuration?
 
         public init(remote: SocketAddress, identity: TLSIdentity?, trust: HostTrust, seconds: Double,
                     hello: ClientHello = ClientSession.defaultHello) {
@@ -229,6 +270,10 @@ public final class ClientSession {
     public internal(set) var mediaErrors = 0
     /// Loss detection and recovery asks (RFI, keyframe, NACK), as at the end of the run.
     public internal(set) var asks = LossAsks()
+    /// The rate loop as at the end of the run (nil without `Options.rate`).
+    public internal(set) var rate: RateLoop?
+    /// One JSON line per closed Feedback window of the rate loop (`RateLoop.logLine`), pump thread.
+    public var onRateWindow: ((String) -> Void)?
     /// Frames held for their epoch's StreamConfig, and dropped because that hold overflowed.
     public internal(set) var epochFramesHeld = 0
     public internal(set) var epochFramesDropped = 0
@@ -254,6 +299,9 @@ public final class ClientSession {
 
     /// Runs the whole session. Returns normally after `seconds` with a deliberate quit.
     public func run() throws(SessionError) {
+        var options = self.options
+        // A running rate loop reads BitrateChanged's reason (tag 20 bit0).
+        if options.rate.map({ $0.mode == .automatic }) ?? false { options.hello.abrFeatures.insert(.ackReason) }
         var config = QuicConfiguration()
         config.idleTimeout = options.idleTimeoutNs
         config.keepAliveInterval = min(options.idleTimeoutNs / 2, 4_000_000_000)

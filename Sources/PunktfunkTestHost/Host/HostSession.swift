@@ -127,6 +127,27 @@ public final class HostSession: @unchecked Sendable {
         /// HDR10 (data-plane.md §7.4): ServerHello and StreamConfig say bit depth 10 and BT.2020/PQ
         /// `[9,16,9,0]`, and this 0xCE body is sent as a datagram right before every keyframe.
         public var hdrMetadata: HDRMetadata?
+        /// The host's default rate, kbit/s (control-plane.md §5.1): ServerHello tag 13, the grant
+        /// for SetBitrate 0 (and a ClientHello asking 0), the start rate. 0 = none: SetBitrate 0
+        /// is granted as 0 and nothing is padded.
+        public var bitrateKbps: UInt32 = 0
+        /// Grow each AU with an HEVC filler-data NAL unit to the granted rate's per-frame budget
+        /// (`HostFrameBudget`), so the wire rate follows SetBitrate. AUs over the budget are sent as
+        /// they are (never cut).
+        public var followBitrate = false
+        /// How SetBitrate is answered (grant and reason).
+        public var bitratePolicy: HostBitratePolicy = .granted
+        /// Advertise HOST_CAP2_RAMP and serve bring-up ramp steps (≤ 50 ms probes) without the
+        /// 10 s probe spacing from the data-plane start until the first frame (held back
+        /// `rampWindowNs`) and for 1 s after the last step in that window.
+        public var rampProbes = false
+        public var rampWindowNs: UInt64 = 250_000_000
+        /// PipelineGaps to play (`PipelineGapEvent`), times after the first video frame.
+        public var pipelineGaps: [PipelineGapEvent] = []
+        /// Each SetBitrate received, BitrateChanged and PipelineGap sent (session thread).
+        public var onBitrateEvent: (@Sendable (HostBitrateEvent) -> Void)?
+        /// Each whole second of media wire output from the data-plane start (session thread).
+        public var onWireSecond: (@Sendable (HostWireSecond) -> Void)?
 
         public init(identity: TLSIdentity, bind: SocketAddress, accessUnits: [[UInt8]]) {
             self.identity = identity
@@ -198,6 +219,10 @@ public final class HostSession: @unchecked Sendable {
     public var audioPlan: HostAudioPlan? { lock.withLock { _audioPlan } }
     private var _blackoutDropped = 0
     private var _eventsSent = 0
+    private var _startKbps: UInt32 = 0
+    private var _grantedKbps: UInt32 = 0
+    /// The rate in force (the start rate, then each BitrateChanged), kbit/s.
+    public var grantedKbps: UInt32 { lock.withLock { _grantedKbps } }
 
     public init(options: Options) throws(SessionError) {
         self.options = options
@@ -263,7 +288,8 @@ public final class HostSession: @unchecked Sendable {
         hello.maxDataPerBlock = UInt16(options.maxDataPerBlock)
         hello.fecPercent = UInt8(options.fecPercent)
         hello.features.hostCaps = options.hostCaps
-        hello.features.hostCaps2 = options.hostCaps2
+        hello.features.hostCaps2 = options.rampProbes ? options.hostCaps2.union(.ramp) : options.hostCaps2
+        hello.bitrateKbps = options.bitrateKbps
         hello.grants = options.grants
         // This host sends StreamConfig per epoch (the handshake's epoch 0, then each change).
         hello.features.insert(FeatureBit.streamConfig)
@@ -280,6 +306,10 @@ public final class HostSession: @unchecked Sendable {
         // Sound: channels, layout and redundancy as the client asked and this host can (HostAudioPlan).
         let audioOptions = options
         handshakeScript.answerHello = { [self] client, hello in
+            // §3.2 tag 6: 0 = the host default; a non-zero ask is the start rate, echoed.
+            if client.bitrateKbps != 0 { hello.bitrateKbps = client.bitrateKbps }
+            let start = hello.bitrateKbps
+            lock.withLock { _startKbps = start }
             let plan = HostAudioPlan(client: client, fixedChannels: audioOptions.audioChannels,
                                      surround: audioOptions.makeAudioSource != nil, redundancy: audioOptions.audioRedundancy)
             plan.apply(to: &hello)
@@ -335,6 +365,17 @@ public final class HostSession: @unchecked Sendable {
         var controlHandled = 0
         var probe: ProbeBurst?
         var helloReported = false
+        // Rate (§5.1): the grant in force, the probe gate (§5.3), pipeline gaps, wire seconds.
+        var granted = options.bitrateKbps
+        var probeGate = ProbeGate(rampAdvertised: options.rampProbes)
+        var dataPlaneStart: UInt64 = 0
+        var firstFrameAt: UInt64?
+        var nextGap = 0
+        var pendingGapMs: UInt32?
+        let gaps = options.pipelineGaps.sorted { $0.atNs < $1.atNs }
+        var wire = HostWireSecond(second: 0, monoNs: 0)
+        var lastAudioBytes = 0
+        func tMs(_ t: UInt64) -> UInt64 { dataPlaneStart == 0 ? 0 : (t &- min(t, dataPlaneStart)) / 1_000_000 }
 
         while !stopping {
             let now = MonotonicClock.nowNs()
@@ -415,11 +456,29 @@ public final class HostSession: @unchecked Sendable {
                                                      : StreamConfig(epoch: epoch, mode: mode, bitDepth: 10, color: .hdr10)))
                     }
                 case .setBitrate(let request):
-                    replies.append(.bitrateChanged(BitrateChanged(kbps: request.kbps)))
+                    let t = MonotonicClock.nowNs()
+                    options.onBitrateEvent?(HostBitrateEvent(kind: .setBitrate(kbps: request.kbps), monoNs: t, tMs: tMs(t)))
+                    let asked = request.kbps == 0 ? options.bitrateKbps : request.kbps
+                    let answer = options.bitratePolicy.answer(asked: asked, current: granted)
+                    granted = answer.kbps
+                    lock.withLock { _grantedKbps = granted }
+                    let withReason = handshake.clientHello?.abrFeatures.contains(.ackReason) ?? false
+                    replies.append(.bitrateChanged(BitrateChanged(kbps: answer.kbps, reason: withReason ? answer.reason : nil)))
+                    options.onBitrateEvent?(HostBitrateEvent(kind: .bitrateChanged(kbps: answer.kbps, asked: asked, reason: answer.reason,
+                                                                                   reasonSent: withReason),
+                                                             monoNs: t, tMs: tMs(t)))
                 case .probeRequest(let request):
-                    // §5.3: clamp to 5 s and 10 Gbps; bursts beside the live video.
+                    // §5.3: one burst per 10 s but ramp steps; clamp to 5 s and 10 Gbps; bursts
+                    // beside the live video. A declined probe gets an empty ProbeResult.
+                    let t = MonotonicClock.nowNs()
+                    probeGate.probeOnly = handshake.clientHello?.probeOnly ?? false
+                    if probeGate.decide(durationMs: request.durationMs, now: t, windowOpen: firstFrameAt == nil) == .declined {
+                        replies.append(.probeResult(ProbeResult()))
+                        break
+                    }
+                    if let running = probe { replies.append(.probeResult(running.result)) }  // cut short by the new one
                     let ms = min(request.durationMs, 5_000)
-                    probe = ProbeBurst(kbps: min(request.targetKbps, 10_000_000), start: MonotonicClock.nowNs(),
+                    probe = ProbeBurst(kbps: min(request.targetKbps, 10_000_000), start: t,
                                        durationNs: UInt64(ms) * 1_000_000)
                 default: break
                 }
@@ -441,7 +500,13 @@ public final class HostSession: @unchecked Sendable {
                                      aead: GnuTLSMediaAEAD.factory)
                 sender?.packetizer.minStreamBlockShards = options.minStreamBlockShards
                 nextFrame = MonotonicClock.nowNs()
+                dataPlaneStart = nextFrame
+                wire = HostWireSecond(second: 0, monoNs: dataPlaneStart)
+                granted = lock.withLock { _startKbps } == 0 ? options.bitrateKbps : lock.withLock { _startKbps }
+                lock.withLock { _grantedKbps = granted }
                 nextAudio = nextFrame
+                // The ramp window: the first frame waits while the client's ramp steps run.
+                if options.rampProbes { nextFrame += options.rampWindowNs }
                 audioStart = nextFrame
                 audioStartRealtime = MonotonicClock.realtimeNs()
                 audioFirstDue = audioStart
@@ -455,6 +520,18 @@ public final class HostSession: @unchecked Sendable {
             guard let sender, doneAt == nil else { continue }
             let remote = connection.remoteAddress
             let blackedOut = driver.blackout
+            let loopNow = MonotonicClock.nowNs()
+            while loopNow >= dataPlaneStart &+ (wire.second + 1) &* 1_000_000_000 {
+                wire.grantedKbps = granted
+                options.onWireSecond?(wire)
+                wire = HostWireSecond(second: wire.second + 1, monoNs: dataPlaneStart &+ (wire.second + 1) &* 1_000_000_000)
+            }
+            // A pipeline rebuild: no video for gap_ms, then PipelineGap and a keyframe.
+            if let first = firstFrameAt, pendingGapMs == nil, nextGap < gaps.count, loopNow >= first &+ gaps[nextGap].atNs {
+                pendingGapMs = gaps[nextGap].gapMs
+                nextFrame = loopNow &+ UInt64(gaps[nextGap].gapMs) &* 1_000_000
+                nextGap += 1
+            }
             // NACK (§8.7): the named shards again — index within the AU, data first then parity,
             // which is the packetizer's emission order — newly sealed.
             for nack in resends {
@@ -465,6 +542,7 @@ public final class HostSession: @unchecked Sendable {
                     try sender.send(raw, frame: old.frame, epoch: old.epoch, userFlags: old.flags, ptsMicros: old.ptsMicros) { datagram in
                         defer { index += 1 }
                         guard wanted.contains(index), !blackedOut else { return }
+                        wire.videoBytes += UInt64(datagram.count)
                         _ = try socket.send(datagram, to: remote)
                     }
                 }
@@ -473,7 +551,9 @@ public final class HostSession: @unchecked Sendable {
             if var burst = probe {
                 let finished = burst.pump(now: MonotonicClock.nowNs(), sender: sender, epoch: epoch) { datagram in
                     if blackedOut { return false }
-                    return try socket.send(datagram, to: remote)
+                    let ok = try socket.send(datagram, to: remote)
+                    if ok { wire.probeBytes += UInt64(datagram.count) }
+                    return ok
                 }
                 probe = burst
                 if finished, let stream = handshake.controlStream {
@@ -507,6 +587,7 @@ public final class HostSession: @unchecked Sendable {
                         ? HostDatagram.audio(.redundant(RedundantAudioFrame(seq: audioSeq, ptsNs: ptsNs, primary: payload, previous: previousAudio)))
                         : HostDatagram.audio(.opus(AudioFrame(seq: audioSeq, ptsNs: ptsNs, payload: payload)))
                     previousAudio = payload
+                    lastAudioBytes = packet.encoded.count
                     if audioLossThreshold == 0 || audioRNG.next() >= audioLossThreshold {
                         let bound = options.audioJitterBurst?.bound(sinceFirstNs: due &- audioFirstDue, steadyJitterNs: options.audioJitterNs)
                             ?? options.audioJitterNs
@@ -546,6 +627,15 @@ public final class HostSession: @unchecked Sendable {
                     if nextFrame < t { nextFrame = t + frameNs }  // fell behind: do not burst
                 }
                 let ptsMicros = UInt32(truncatingIfNeeded: (capture &- clockOriginMonoNs) / 1000)
+                if let gap = pendingGapMs {
+                    pendingGapMs = nil
+                    if !blackedOut, let stream = handshake.controlStream {
+                        _ = try? connection.write(stream: stream, ControlMessage.pipelineGap(PipelineGap(gapMs: gap)).encoded)
+                    }
+                    options.onBitrateEvent?(HostBitrateEvent(kind: .pipelineGap(gapMs: gap), monoNs: t, tMs: tMs(t)))
+                    if live != nil { live!.forceKeyframe() } else { forceKeyframe = true }
+                }
+                if firstFrameAt == nil { firstFrameAt = t }
                 while nextEvent < script.count, script[nextEvent].frame <= Int(frame) {
                     if !blackedOut { send(script[nextEvent].action, connection: connection, handshake: handshake) }
                     nextEvent += 1
@@ -556,7 +646,7 @@ public final class HostSession: @unchecked Sendable {
                         auIndex = options.keyframeIndices.sorted().first { $0 > auIndex } ?? options.keyframeIndices.min() ?? 0
                     }
                 }
-                let au: [UInt8]
+                var au: [UInt8]
                 let userFlags: UInt32
                 if live != nil {
                     let made = live!.next(frame: frame)
@@ -570,6 +660,19 @@ public final class HostSession: @unchecked Sendable {
                     au = options.accessUnits[auIndex]
                     userFlags = frame == 0 || keyframes.contains(auIndex) ? AccessUnit.keyframeFlag : 0
                 }
+                // Follow the granted rate: filler up to the frame's budget (never a cut).
+                if options.followBitrate, granted > 0 {
+                    // Audio's wire share set aside: packets per second × (last packet + ~40 B of QUIC, UDP, IP).
+                    let audioKbps = audioSource == nil || lastAudioBytes == 0 ? 0
+                        : UInt32(1e9 / audioPeriod * Double(lastAudioBytes + 40) * 8 / 1000)
+                    let budget = HostFrameBudget.videoBytesPerFrame(kbps: granted, fps: options.fps, shardPayload: options.shardBytes,
+                                                                    fecPercent: options.fecPercent, audioKbps: audioKbps)
+                    let real = au.count
+                    au = HostFrameBudget.pad(au, to: budget)
+                    wire.fillerBytes += UInt64(au.count - real)
+                    if real > budget { wire.framesOverBudget += 1 }
+                }
+                wire.frames += 1
                 options.onFrameSent?(frame, au, userFlags)
                 if let m = options.hdrMetadata, userFlags & AccessUnit.keyframeFlag != 0, !blackedOut {
                     _ = try? connection.sendDatagram(HostDatagram.hdrMetadata(m).encoded)
@@ -596,6 +699,7 @@ public final class HostSession: @unchecked Sendable {
                                                paceBitsPerSecond: options.paceBitsPerSecond) { datagram in
                         if blackedOut || loseThis || (threshold > 0 && rng.next() < threshold) { dropped += 1; return }
                         bytesOut += UInt64(datagram.count)
+                        wire.videoBytes += UInt64(datagram.count)
                         _ = try socket.send(datagram, to: remote)
                     }
                 } catch let e as QuicError { throw .transport(e) } catch {

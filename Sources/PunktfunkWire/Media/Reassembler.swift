@@ -36,6 +36,11 @@ public final class Reassembler {
     /// for an AU of one block, `absent` lists its data shards not received (index within the AU,
     /// ≤ 16 — what a NACK names), else it is empty.
     public var onShortTail: (_ frame: UInt32, _ missing: Int, _ absent: [UInt16]) -> Void = { _, _, _ in }
+    /// Called once per frame with the first of its shards to arrive: its pts (ns, the host's
+    /// media clock) and the arrival (as passed to `handle`). Whether or not the frame completes
+    /// later — a queue that drops enough completes none — the rate loop reads the path's delay
+    /// from it.
+    public var onFirstShard: (_ frame: UInt32, _ ptsNs: Int64, _ arrivalNs: UInt64) -> Void = { _, _, _ in }
 
     private let fec: LeopardFEC
     private var slots: [AUSlot] = []
@@ -124,7 +129,10 @@ public final class Reassembler {
         }
         slot.present[block.presentOffset + idx] = true
         slot.packets += 1
-        if slot.firstArrivalNs == 0 { slot.firstArrivalNs = arrivalNs }
+        if slot.firstArrivalNs == 0 {
+            slot.firstArrivalNs = arrivalNs
+            onFirstShard(h.frame, slot.ptsNs, arrivalNs)
+        }
         slot.lastArrivalNs = max(slot.lastArrivalNs, arrivalNs)
         if idx < k {
             (slot.data + (base + idx) * p).copyMemory(from: shard.baseAddress!, byteCount: p)

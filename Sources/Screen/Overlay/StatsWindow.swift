@@ -13,6 +13,8 @@ public struct StatsCounters: Sendable, Equatable {
     public var pictureLine: String?
     /// Where a frame's time goes (host, network, decode, display), p50; nil: no live session yet.
     public var latencyLine: String?
+    /// The rate loop: asked and granted rate, its last decision and why; nil: no loop runs.
+    public var rateLine: String?
 
     public init(videoBytes: UInt64 = 0, decodedPictures: UInt64 = 0, decodeNs: UInt64 = 0, framesLost: UInt64? = nil) {
         self.videoBytes = videoBytes; self.decodedPictures = decodedPictures
@@ -39,11 +41,14 @@ public struct StatsFigures: Sendable, Equatable {
     public var pictureLine: String?
     /// The latency-split line likewise; nil: none.
     public var latencyLine: String?
+    /// The rate loop's line likewise (shown under Mb/s); nil: none.
+    public var rateLine: String?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.fps == b.fps && a.mbps == b.mbps && a.lost?.interval == b.lost?.interval && a.lost?.total == b.lost?.total
             && a.decodeMs == b.decodeMs && a.latencyP50Ms == b.latencyP50Ms && a.latencyP95Ms == b.latencyP95Ms
             && a.audioLine == b.audioLine && a.pictureLine == b.pictureLine && a.latencyLine == b.latencyLine
+            && a.rateLine == b.rateLine
     }
 
     /// The overlay's text: five lines (then the picture-hold line of a live stream and the audio line, when there are), fixed labels, `-` for a missing figure. `latencyLabel`
@@ -53,6 +58,7 @@ public struct StatsFigures: Sendable, Equatable {
         return [
             "fps     \(Self.fixed(fps, 1))",
             "Mb/s    \(Self.fixed(mbps, 2))",
+        ] + (rateLine.map { [$0] } ?? []) + [
             "loss    " + (lost.map { "\($0.interval)/s (total \($0.total))" } ?? "-"),
             "decode  \(f(decodeMs, 2)) ms",
             "\(latencyLabel) p50 \(f(latencyP50Ms, 1)) p95 \(f(latencyP95Ms, 1)) ms",
@@ -65,7 +71,7 @@ public struct StatsFigures: Sendable, Equatable {
     }
 
     /// `v` with `digits` decimals, rounded half away from zero (no Foundation formatting).
-    static func fixed(_ v: Double, _ digits: Int) -> String {
+    public static func fixed(_ v: Double, _ digits: Int) -> String {
         guard v.isFinite else { return "-" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
@@ -125,6 +131,7 @@ public struct StatsWindow {
         figures.audioLine = counters.audioLine
         figures.pictureLine = counters.pictureLine
         figures.latencyLine = counters.latencyLine
+        figures.rateLine = counters.rateLine
         if pictures > 0 { figures.decodeMs = Double(decodeNs) / Double(pictures) / 1e6 }
         if !latencies.isEmpty {
             latencies.sort()

@@ -20,8 +20,10 @@ public struct ShellSettings: Sendable, Equatable {
     public var displayMode: String?
     /// Pictures of another size than the screen (fit unless the config says native).
     public var scaling = PictureScaling.fit
-    /// nil: the host's choice.
+    /// nil: the host's choice. In `.auto` mode the rate loop's ceiling, in `.fixed` the rate.
     public var bitrateKbps: UInt32?
+    /// The config's `bitrate-mode` (not offered on the page: a pinned rate is for bug reports).
+    public var bitrateMode = BitrateMode.auto
     /// One of `decoders`.
     public var decoder = "auto"
     /// An ALSA PCM (nil: the display's HDMI/DP output, else `default`).
@@ -52,6 +54,7 @@ public struct ShellSettings: Sendable, Equatable {
         displayMode = config.displayMode
         scaling = config.scaling ?? .fit
         bitrateKbps = config.bitrateKbps
+        bitrateMode = config.bitrateMode ?? .auto
         decoder = config.decoder ?? "auto"
         audioDevice = config.audioDevice
         cec = config.cec ?? true
@@ -124,15 +127,16 @@ public struct ShellSettings: Sendable, Equatable {
         }
     }
 
-    private static func label(_ item: SettingsItem, _ value: String?) -> String {
+    private func label(_ item: SettingsItem, _ value: String?) -> String {
         switch (item, value) {
         case (.mode, nil): "Native"
-        case (.bitrate, nil): "Automatic"
+        case (.bitrate, nil): bitrateMode == .auto ? "Automatic (adapts to the network)" : "The host's (fixed)"
+        case (.bitrate, let v?) where bitrateMode == .auto: "Up to " + Self.label(item, v)
         case (.audioDevice, nil): "Automatic (the TV's)"
         case (.standbyAfter, nil): "Off"
-        case (.standbyAfter, let v?): Int(v).map(durationText(seconds:)) ?? v
-        case (.bitrate, let v?): UInt32(v).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? v
-        case (.decoder, let v?): decoderLabels[decoders.firstIndex(of: v) ?? 0]
+        case (.standbyAfter, let v?): Int(v).map(Self.durationText(seconds:)) ?? v
+        case (.bitrate, let v?): Self.label(item, v)
+        case (.decoder, let v?): Self.decoderLabels[Self.decoders.firstIndex(of: v) ?? 0]
         case (.scaling, let v?): PictureScaling(rawValue: v)?.label ?? v
         case (.cec, let v?), (.cecTVOn, let v?), (.cecTVOff, let v?), (.cecStandbyEndsStream, let v?), (.hdr, let v?),
              (.audioRedundancy, let v?): v == "on" ? "On" : "Off"
@@ -142,11 +146,15 @@ public struct ShellSettings: Sendable, Equatable {
         }
     }
 
+    private static func label(_ item: SettingsItem, _ value: String) -> String {
+        UInt32(value).map { $0 % 1000 == 0 ? "\($0 / 1000) Mbit/s" : "\($0) kbit/s" } ?? value
+    }
+
     /// `item`'s options as shown and the chosen index (nil for entries that are not a choice).
     public func choice(_ item: SettingsItem) -> (options: [String], index: Int)? {
         guard let values = values(item) else { return nil }
         let index = values.firstIndex(of: chosen(item)) ?? 0
-        return (values.map { Self.label(item, $0) }, index)
+        return (values.map { label(item, $0) }, index)
     }
 
     /// Steps `item`'s choice to the next option, from the last back to the first.

@@ -1,0 +1,51 @@
+import Foundation
+import LinkScenario
+import Testing
+
+/// The rate loop on the real path (issue 39): pf-testhost following SetBitrate with filler, pf-relay
+/// as a 100 ms drop-tail bottleneck, the kiosk headless — short versions of the benchmark's
+/// scenarios (`punktfunk-bench rate`), asserting the same rules. Each picture shown is judged by
+/// libavcodec's clean decode of what the host sent.
+@Suite(.serialized, .enabled(if: LossScenarioTests.ready, Comment(rawValue: LossScenarioTests.why)))
+struct RateScenarioTests {
+    /// Capacity 40 → 10 Mbit/s at 5 s while the host streams its default 30 Mbit/s.
+    @Test func aCapacityDropIsFollowedWithinSecondsAndNoBrokenPictureIsShown() throws {
+        var s = RateScenario()
+        s.name = "rate-drop"
+        s.seconds = 14
+        s.capacity = "0:40000,5:10000"
+        let o = try s.run(binaries: PumpExecutableTests.binDirectory)
+        #expect(o.kioskStatus == 0, "\(o.kioskStderr)")
+        #expect(!o.rateLines.isEmpty, "the kiosk wrote its rate log")
+        if ProcessInfo.processInfo.environment["PF_RATE_DEBUG"] == "1" {
+            for l in o.rateLines { print(String(format: "%.2f", o.seconds(l.monoNs)), l.asked, l.granted, l.deliveredKbps, l.owdRiseMs, l.verdict, l.reason) }
+            for b in o.setBitrates { print("set", String(format: "%.2f", o.seconds(b.monoNs)), b.kbps) }
+            for w in o.hostWire { print("wire", String(format: "%.2f", o.seconds(w.monoNs)), w.kbps) }
+            for q in o.queue where Int(o.seconds(q.monoNs) * 10) % 5 == 0 { print("q", String(format: "%.2f", o.seconds(q.monoNs)), q.queueMs, q.sentKbps, q.drops) }
+            print(o.kioskStderr)
+        }
+        let asked = o.askedAtOrBelow(10_000, after: 5)
+        #expect(asked.map { $0 <= 2.5 } ?? false, "asked ≤ capacity \(asked.map { String($0) } ?? "never") s after the drop")
+        let wire = o.hostWireSettled(atOrBelow: 11_000, after: 5, until: 14)
+        #expect(wire.map { $0 <= 3 } ?? false, "host wire ≤ 1.1× capacity \(wire.map { String($0) } ?? "never") s after the drop")
+        #expect(o.broken.isEmpty, "\(o.broken.count) broken pictures shown")
+        #expect(o.queueDelayMs(0.95, from: 9, to: 13.5) <= 30)
+        #expect(o.frozenFraction(from: 9, to: 13.5) <= 0.05)
+    }
+
+    /// A 150 ms outage every 4 s on a line the stream fits (ceiling 20 Mbit/s, capacity 40): an
+    /// outage is not a lower capacity — no cut, and nothing broken after it.
+    @Test func shortOutagesMoveNoRate() throws {
+        var s = RateScenario()
+        s.name = "rate-outage"
+        s.seconds = 13
+        s.capacity = "0:40000"
+        s.outages = ["150@4"]
+        s.kioskBitrateKbps = 20_000
+        let o = try s.run(binaries: PumpExecutableTests.binDirectory)
+        #expect(o.kioskStatus == 0, "\(o.kioskStderr)")
+        #expect(o.cuts(from: 0, to: 14) == 0, "\(o.rateLines.filter { $0.verdict == "cut" }.map(\.reason))")
+        #expect(o.askedKbps(at: 12.9) >= 20_000 * 0.9)
+        #expect(o.broken.isEmpty, "\(o.broken.count) broken pictures shown")
+    }
+}
