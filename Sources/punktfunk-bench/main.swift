@@ -2,7 +2,7 @@ import Display
 import Foundation
 import PunktfunkWire
 
-// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [streamed] [x11] [--quick] [--waits N]
+// punktfunk-bench [media] [fec] [session] [decode] [decode-sync] [display] [pacer] [wake] [audio] [catchup] [avskew] [input] [shell] [streamed] [x11] [rate] [--quick] [--waits N]
 //                 [--signal NAME] [--seeds N]
 // `catchup` runs only the audio bench's second table (issue 22); `--signal NAME` keeps the test signals whose
 // name contains NAME there (e.g. chord, noise, "tone 100 Hz"); `--seeds N` runs N Wi-Fi traces per row (default 8, 1 with --quick).
@@ -48,6 +48,16 @@ if args.contains("streamed") {
         }
     } catch {
         print("streamed bench failed: \(error)")
+        exit(1)
+    }
+}
+if args.contains("rate") {
+    // The rate loop through a bottleneck, beside the fixed rate (not in the default set: ~8 min
+    // of loopback sessions; --quick: 12 s stretches instead of 40).
+    do {
+        for line in try RateBench(stretch: quick ? 12 : 40).report() { print(line) }
+    } catch {
+        print("rate bench failed: \(error)")
         exit(1)
     }
 }

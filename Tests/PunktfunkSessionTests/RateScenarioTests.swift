@@ -33,6 +33,25 @@ struct RateScenarioTests {
         #expect(o.frozenFraction(from: 9, to: 13.5) <= 0.05)
     }
 
+    /// A host that serves the bring-up ramp (HOST_CAP2_RAMP) on an 8 Mbit/s line: the probe steps
+    /// find the wall before the first frame, and the stream starts under it instead of at the
+    /// host's 30 Mbit/s.
+    @Test func theBringUpRampStartsTheStreamUnderTheWall() throws {
+        var s = RateScenario()
+        s.name = "rate-ramp"
+        s.seconds = 6
+        s.capacity = "0:8000"
+        s.hostRamp = true
+        let o = try s.run(binaries: PumpExecutableTests.binDirectory)
+        #expect(o.kioskStatus == 0, "\(o.kioskStderr)")
+        let first = try #require(o.setBitrates.first, "the ramp's verdict went out as a SetBitrate")
+        #expect(first.kbps <= 8_000, "started at \(first.kbps) kbit/s")
+        #expect(o.rateLines.first?.verdict != nil)
+        #expect(o.sent.first.map { o.seconds($0.monoNs) >= o.seconds(first.monoNs) - 0.3 } ?? false,
+                "the verdict came about when the first frame left")
+        #expect(o.broken.isEmpty)
+    }
+
     /// A 150 ms outage every 4 s on a line the stream fits (ceiling 20 Mbit/s, capacity 40): an
     /// outage is not a lower capacity — no cut, and nothing broken after it.
     @Test func shortOutagesMoveNoRate() throws {

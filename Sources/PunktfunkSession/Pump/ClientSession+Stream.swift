@@ -21,6 +21,7 @@ extension ClientSession {
             let start = hello.bitrateKbps != 0 ? hello.bitrateKbps : self.options.hello.bitrateKbps
             if start != 0 { c.startKbps = start }
             c.fps = max(1, hello.mode.refreshHz)
+            c.hostServesRamp = hello.features.hostCaps2.contains(.ramp)
             return RateLoop(configuration: c)
         }
         // Media wire bytes and the longest arrival gap, counted per datagram for the rate loop.
@@ -151,6 +152,30 @@ extension ClientSession {
             driver.wakeDescriptor = -1
         }
 
+        // The bring-up ramp (control-plane.md §5.3, HOST_CAP2_RAMP): 25 ms probe steps while the
+        // host holds the first frame; its verdict sets the rate the stream starts at. A step
+        // unanswered for `rampStepLimitNs` ends it without a wall.
+        var ramp = rate?.makeRamp()
+        var rampDeadline: UInt64?
+        func rampStep(_ step: RampProbe.Step) {
+            let now = MonotonicClock.nowNs()
+            switch step {
+            case .probe(let request):
+                if (try? connection.write(stream: params.controlStream, ControlMessage.probeRequest(request).encoded)) != nil {
+                    probe.begin(request)
+                    rampDeadline = now + Self.rampStepLimitNs
+                    try? driver.flush()
+                } else {
+                    rampStep(.done(.noWall))
+                }
+            case .done(let verdict):
+                rate?.applyRamp(verdict, now: now)
+                ramp = nil
+                rampDeadline = nil
+            }
+        }
+        if ramp != nil { rampStep(ramp!.next()) }
+
         // Control stream: frames held during the clock rounds first, then the live stream.
         var control = params.controlReader
         var resync = params.clockRttNs.map { ClockResync(connectRTT: $0) }
@@ -176,6 +201,10 @@ extension ClientSession {
                 return
             case .probeResult(let result) where probe.request != nil:
                 let report = probe.finish(result)
+                if rampDeadline != nil, ramp != nil {
+                    rampStep(ramp!.delivered(kbps: UInt32(clamping: Int(report.throughputKbps.rounded()))))
+                    return
+                }
                 lastProbe = report
                 onProbeReport?(report)
             case .bitrateChanged(let changed):
@@ -295,6 +324,7 @@ extension ClientSession {
             let after = MonotonicClock.nowNs()
             if let hold = nackHold, after >= hold.until { releaseNackHold() }
             asks.tick(now: after)
+            if let d = rampDeadline, after >= d { rampStep(.done(.noWall)) }
             // Feedback (§5.2): at each window close, every frame interval while an ask is open,
             // and after cleanly decoded frames (the ACK); every datagram repeats the last closed
             // window and carries the open ask.
@@ -400,6 +430,9 @@ extension ClientSession {
     static let nackHoldFrames = 16
     /// Frame intervals between ACK-only Feedback datagrams (the mask covers 16 frames).
     static let ackEveryFrames: UInt64 = 4
+    /// A bring-up ramp step's answer may take this long (25 ms of probe, a round trip, the host's
+    /// result), ns; past it the ramp ends without a wall.
+    static let rampStepLimitNs: UInt64 = 500_000_000
 }
 
 /// A complete AU copied off the reassembler's buffer, waiting for its epoch's StreamConfig or a

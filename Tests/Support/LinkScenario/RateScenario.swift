@@ -26,6 +26,8 @@ public struct RateScenario {
     /// The kiosk's `--bitrate`: the start it asks for and, in auto mode, the loop's ceiling.
     public var kioskBitrateKbps: UInt32?
     public var fps = 60
+    /// `pf-testhost --ramp`: it serves the bring-up ramp's probe steps before the first frame.
+    public var hostRamp = false
     public var fecPercent = 10
     public var seed: UInt64 = 7
 
@@ -41,7 +43,8 @@ public struct RateScenario {
     }
 
     public struct Picture { public var frame: UInt32; public var md5: String?; public var shown: Bool }
-    /// One host `set_bitrate` or `host_wire` line, one relay queue-log line, one rate-log line.
+    /// One host `set_bitrate` line (when the host took it) or `host_wire` line (the end of the
+    /// second it counts); one relay queue-log line; one rate-log line.
     public struct Sample { public var monoNs: UInt64; public var kbps: Double }
     public struct QueueSample { public var monoNs: UInt64; public var queueMs: Double; public var sentKbps: Double; public var drops: Int }
     public struct RateLine {
@@ -88,7 +91,7 @@ public struct RateScenario {
                                        ["--port", "0", "--bind", "127.0.0.1", "--identity-dir", dir.appendingPathComponent("host").path,
                                         "--anchor-stream", "--follow-bitrate", "--bitrate-kbps", "\(hostStartKbps)",
                                         "--fps", "\(fps)", "--sent-stream", sentPath, "--max-seconds", "\(Int(seconds) + 20)",
-                                        "--seed", "\(seed)", "--fec", "\(fecPercent)"],
+                                        "--seed", "\(seed)", "--fec", "\(fecPercent)"] + (hostRamp ? ["--ramp"] : []),
                                        in: dir, name: "host")
         defer { host.stop() }
         let hostBanner = try host.banner(containing: "fingerprint")
@@ -126,7 +129,7 @@ public struct RateScenario {
                 setBitrates.append(Sample(monoNs: UInt64(t), kbps: Double(k)))
             }
             if let w = o["host_wire"] as? [String: Any], let k = (w["kbps"] as? NSNumber)?.doubleValue, let t = w["mono_ns"] as? Int {
-                hostWire.append(Sample(monoNs: UInt64(t), kbps: k))
+                hostWire.append(Sample(monoNs: UInt64(t) + 1_000_000_000, kbps: k))  // the second's end
             }
         }
         let queueLines = ScenarioProcess.jsonLines((try? String(contentsOfFile: queueLog, encoding: .utf8)) ?? "")
