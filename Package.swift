@@ -115,7 +115,7 @@ let package = Package(
         // The one seam for "the screen" (protocol `Screen`) and what both backends share: modes,
         // changes, canvas buffers, panel images and the stats overlay (cairo text), the CPU
         // Y′CbCr → RGB conversion, picture geometry, the quit/VT signal watch.
-        .target(name: "Screen", dependencies: ["VideoFrames", "SystemClock", "CCairo", "CPunktfunkLinux"]),
+        .target(name: "Screen", dependencies: ["VideoFrames", "SystemClock", "CCairo", "CPunktfunkLinux", "PunktfunkWire"]),
         // The KMS backend: DRM device, atomic presenter, the page-flip pacer, hot-plug, VT.
         .target(name: "Display", dependencies: ["Screen", "VideoFrames", "SystemClock", "CDRM", "CCairo", "CPunktfunkLinux"]),
         // Runs /usr/bin/wayland-scanner on the system's protocol XML at build time (see the plugin

@@ -13,21 +13,13 @@ import VideoFrames
 ///
 /// Written on the decode thread only; lines are flushed as they are written.
 public final class PictureLog: @unchecked Sendable {
-    private let handle: FileHandle
+    private let file: JSONLinesFile
     /// Pictures logged, and pictures whose read-back failed (logged with `"md5":null`).
-    public private(set) var lines = 0
+    public var lines: Int { file.lines }
     public private(set) var readbackFailures = 0
 
     /// Creates (truncates) `path`. - Throws: a sentence naming the file when it cannot be written.
-    public init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw LogFileError(sentence: "Cannot write the picture log \(path).")
-        }
-        self.handle = handle
-    }
-
-    deinit { try? handle.close() }
+    public init(path: String) throws { file = try JSONLinesFile(path: path, what: "picture log") }
 
     /// Logs one decoded picture of wire frame `frame`; `liftedAfterNs`: the hold it ended.
     public func log(frame: UInt32, picture: DecodedPicture, shown: Bool, liftedAfterNs: UInt64? = nil) {
@@ -43,7 +35,6 @@ public final class PictureLog: @unchecked Sendable {
             }
         }
         let lift = liftedAfterNs.map { ",\"lifted_after_ms\":\(String(format: "%.1f", Double($0) / 1e6))" } ?? ""
-        handle.write(Data("{\"frame\":\(frame),\"md5\":\(md5),\"shown\":\(shown)\(lift)}\n".utf8))
-        lines += 1
+        file.write("{\"frame\":\(frame),\"md5\":\(md5),\"shown\":\(shown)\(lift)}")
     }
 }

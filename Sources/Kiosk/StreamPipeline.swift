@@ -26,7 +26,7 @@ public final class StreamPipeline: @unchecked Sendable {
     /// The host's newest static HDR metadata (0xCE datagrams), for the presenting thread.
     public let hostHDR = LatestHDRMetadata()
     /// `--rate-log`: the rate loop's line per Feedback window (set before `start()`).
-    public var rateLog: RateLog?
+    public var rateLog: JSONLinesFile?
 
     private let lock = NSLock()
     private var current: ClientSession?
@@ -65,7 +65,7 @@ public final class StreamPipeline: @unchecked Sendable {
                         unit.completeNs = au.lastArrivalNs
                         stage?.submit(unit)
                     }
-                    if let rateLog = self.rateLog { session.onRateWindow = { rateLog.log($0) } }
+                    if let rateLog = self.rateLog { session.onRateWindow = { rateLog.write($0) } }
                     let hostHDR = self.hostHDR
                     session.onHostDatagram = { datagram in
                         if case .hdrMetadata(let m) = datagram { hostHDR.offer(HDRStaticMetadata(wire: m)) }

@@ -28,6 +28,11 @@ public struct RelayPolicy: Sendable, Equatable {
     /// Produce queue-log lines (`takeQueueLog(upTo:)`) every this many ns of the bottleneck's
     /// time; 0 = none.
     public var queueLogIntervalNs: UInt64
+    /// A dozing receiver (`--doze`): host → client media that comes after ≥ `dozeAfterNs` without
+    /// any loses its first `dozeLoss` datagrams — a radio in power save wakes on the burst and
+    /// misses its head. From `startAfterNs` on; 0 = off.
+    public var dozeAfterNs: UInt64 = 0
+    public var dozeLoss = 0
 
     public init(impairedDirections: Set<Direction> = [.c2h, .h2c], mediaOnly: Bool = false, startAfterNs: UInt64 = 0,
                 queueLimit: Int = 65_536, recordDrops: Bool = false, bottleneck: BottleneckConfig? = nil,
@@ -94,6 +99,9 @@ public struct RelayCore: Sendable {
     public private(set) var h2c = DirectionCounters()
     /// When the first client datagram arrived (the start-after anchor), ns.
     public private(set) var firstClientNs: UInt64?
+    /// The last host → client media datagram, and how many more the dozing receiver misses.
+    private var lastH2CMediaNs: UInt64?
+    private var dozeLeft = 0
     private var links: [LinkImpairment]  // indexed c2h = 0, h2c = 1
     private var queue: DelayQueue<Release>
     private var drops: [DropRecord] = []
@@ -193,6 +201,16 @@ public struct RelayCore: Sendable {
         }
         let started = firstClientNs.map { now >= $0 &+ policy.startAfterNs } ?? false
         let impair = started && policy.impairedDirections.contains(direction) && (!policy.mediaOnly || media)
+        if media, direction == .h2c, policy.dozeLoss > 0 {
+            if let last = lastH2CMediaNs, now &- last >= policy.dozeAfterNs, started { dozeLeft = policy.dozeLoss }
+            lastH2CMediaNs = now
+            if dozeLeft > 0 {
+                dozeLeft -= 1
+                update(direction) { $0.droppedLoss += 1 }
+                noteDrop(bytes, direction, media: media, now: now)
+                return
+            }
+        }
         switch links[index(direction)].decide(now: now, impair: impair) {
         case .drop:
             update(direction) { $0.droppedLoss += 1 }

@@ -45,6 +45,7 @@ struct PFRelay: ParsableCommand {
     @Option(name: .customLong("reorder-ms"), help: "Hold-back of a reordered packet, ms.") var reorderMs = 10.0
     @Option(help: "Packets sent twice, percent.") var duplicate = 0.0
     @Option(help: "Seed for every random draw.") var seed: UInt64 = 1
+    @Option(help: "A dozing receiver MS:N: host → client media after ≥ MS ms without any loses its first N datagrams (a radio in power save missing the head of each frame; from --start-after on).") var doze: String?
     @Option(name: .customLong("start-after"), help: "Impair only from this many seconds after the first client datagram.") var startAfter = 0.0
     @Option(help: "Exit after this many seconds (default: until SIGINT/SIGTERM).") var seconds: Double?
     @Flag(name: .customLong("media-only"), help: "Impair only media datagrams; QUIC gets delay and jitter only.") var mediaOnly = false
@@ -128,9 +129,17 @@ struct PFRelay: ParsableCommand {
                                           reorderProbability: reorder / 100, reorderDelayNs: ns(reorderMs),
                                           duplicateProbability: duplicate / 100)
         let directions: Set<Direction> = lossy == "both" ? [.c2h, .h2c] : [Direction(rawValue: lossy)!]
-        let policy = RelayPolicy(impairedDirections: directions, mediaOnly: mediaOnly, startAfterNs: ns(startAfter * 1000),
+        var policy = RelayPolicy(impairedDirections: directions, mediaOnly: mediaOnly, startAfterNs: ns(startAfter * 1000),
                                  queueLimit: queueLimit, bottleneck: try bottleneckModel(),
                                  bottleneckDirections: bottleneckDir == "both" ? [.c2h, .h2c] : [Direction(rawValue: bottleneckDir)!])
+        if let doze {
+            let parts = doze.split(separator: ":")
+            guard parts.count == 2, let ms = Double(parts[0]), ms > 0, let n = Int(parts[1]), n > 0 else {
+                throw ValidationError("--doze is MS:N, e.g. 5:2")
+            }
+            policy.dozeAfterNs = ns(ms)
+            policy.dozeLoss = n
+        }
         let relay: UDPRelay
         do {
             relay = try UDPRelay(.init(listen: LoopbackAddress(listen)!, upstream: LoopbackAddress(to)!, c2h: impairment,

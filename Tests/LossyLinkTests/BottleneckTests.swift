@@ -189,3 +189,25 @@ import SystemClock
         #expect(lines.first?.hasPrefix("{\"t_ms\":100,\"dir\":\"h2c\",\"capacity_kbps\":8000,") == true)
     }
 }
+
+/// `--doze`: a receiver in power save misses the head of every burst after an idle stretch.
+@Suite struct DozeTests {
+    @Test func theFirstDatagramsAfterAnIdleStretchAreLostAndTheRestPass() {
+        var policy = RelayPolicy(impairedDirections: [], startAfterNs: 0)
+        policy.dozeAfterNs = 5_000_000
+        policy.dozeLoss = 2
+        var relay = RelayCore(c2h: ImpairmentConfig(), h2c: ImpairmentConfig(), policy: policy, seed: 1)
+        relay.handle([0x40], from: .c2h, now: 0)   // the first client datagram starts the clock
+        let media: [UInt8] = [0x00, 1, 2, 3]
+        // Three bursts of five datagrams 16 ms apart, 100 µs between datagrams.
+        for burst in 0..<3 {
+            for k in 0..<5 { relay.handle(media, from: .h2c, now: UInt64(burst) * 16_000_000 + UInt64(k) * 100_000 + 1_000_000) }
+        }
+        // The first burst follows no media (nothing to doze after); each later one loses two.
+        #expect(relay.counters(.h2c).droppedLoss == 4)
+        // QUIC and the client's direction are never dozed.
+        relay.handle([0x40, 1], from: .h2c, now: 100_000_000)
+        relay.handle(media, from: .c2h, now: 200_000_000)
+        #expect(relay.counters(.h2c).droppedLoss == 4 && relay.counters(.c2h).droppedLoss == 0)
+    }
+}

@@ -126,22 +126,10 @@ struct RateSimulation {
         var closed = false
     }
 
-    /// splitmix64
-    private struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func run(_ s: Scenario) -> Result {
         var loop = RateLoop(configuration: s.configuration)
         var result = Result(loop: loop)
-        var rng = Random(state: s.seed)
+        var rng = SplitMix64(seed: s.seed)
         let offsetNs: UInt64 = 1_000_000_000  // client clock starts at 1 s
         let owdOffsetNs: Int64 = -7_654_321_000  // an unknown clock offset: only differences matter
         var sending = s.configuration.startKbps

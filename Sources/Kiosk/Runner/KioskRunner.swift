@@ -344,7 +344,7 @@ public final class KioskRunner {
         decoding.decodeSync = configuration.decodeSync
         let pipeline = StreamPipeline(options: options, decoder: decodes ? decoding : nil)
         if let path = configuration.rateLog {
-            do { pipeline.rateLog = try RateLog(path: path) } catch {
+            do { pipeline.rateLog = try JSONLinesFile(path: path, what: "rate log") } catch {
                 feed(.stream(job: job, .ended(.failed(sentence: "\(error)"))))
                 return
             }

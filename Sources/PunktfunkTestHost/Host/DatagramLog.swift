@@ -44,17 +44,5 @@ public enum DatagramLog {
         return "{\"t_ns\":\(monotonicNs),\"via\":\"datagram\",\"rich\":\"\(w.bytes.map { String(format: "%02x", $0) }.joined())\"}"
     }
 
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            default:
-                if c.value < 0x20 { out += "\\u00" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16) } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ s: String) -> String { JSONString.quoted(s) }
 }

@@ -19,6 +19,8 @@ public struct RateScenario {
     public var outages: [String] = []
     /// Random loss on host → client media, percent (FEC's to repair), from 2 s on.
     public var randomLossPercent: Double?
+    /// `pf-relay --doze MS:N` from 2 s on: each frame's first N datagrams lost (a waking radio).
+    public var doze: String?
     /// The host's default rate, where the stream starts (ServerHello tag 13).
     public var hostStartKbps: UInt32 = 30_000
     /// `auto` (the rate loop) or `fixed` (the baseline: the rate never moves).
@@ -104,7 +106,9 @@ public struct RateScenario {
         var relayArgs = ["--listen", "127.0.0.1:0", "--to", hostAddress, "--seed", "\(seed)", "--seconds", "\(Int(seconds) + 15)",
                          "--capacity", capacity, "--queue-ms", "\(queueMs)", "--queue-log", queueLog]
         for o in outages { relayArgs += ["--outage", o] }
-        if let loss = randomLossPercent { relayArgs += ["--loss", "\(loss)", "--lossy", "h2c", "--media-only", "--start-after", "2"] }
+        if let loss = randomLossPercent { relayArgs += ["--loss", "\(loss)", "--lossy", "h2c", "--media-only"] }
+        if let doze { relayArgs += ["--doze", doze] }
+        if randomLossPercent != nil || doze != nil { relayArgs += ["--start-after", "2"] }
         let relay = try ScenarioProcess(bin.appendingPathComponent("pf-relay"), relayArgs, in: dir, name: "relay")
         defer { relay.stop() }
         guard let relayAddress = ScenarioProcess.loopbackAddress(in: try relay.banner(containing: "listening")) else {
