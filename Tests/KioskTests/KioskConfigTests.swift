@@ -12,6 +12,7 @@ import Testing
         c.decoder = "auto"
         c.decodeSync = "va-sync-surface"
         c.bitrateKbps = 40_000
+        c.bitrateMode = .fixed
         c.audioDevice = "hw:CARD=PCH,DEV=0"
         c.statsOverlay = true
         c.inputGrab = false
@@ -52,6 +53,23 @@ import Testing
         #expect(c.problems[0].description == "config line 3: decoder must be auto, vaapi, v4l2 or software, not \"quantum\" (ignored)")
         #expect(c.problems[1].message == "no '=' in \"this line has no equals\"")
         #expect(c.problems[5].message == "unknown key \"frobnicate\"")
+    }
+
+    /// Issue 39: the rate follows the line unless `bitrate-mode = fixed` pins it; a chosen bitrate
+    /// is then a ceiling, shown as such on the settings page.
+    @Test func bitrateModeIsAutoOrFixedAndTheSettingsPageSaysWhichTheNumberIs() {
+        let c = KioskConfig(text: "bitrate = 20000\nbitrate-mode = fixed\nbitrate-mode = adaptive\n")
+        #expect(c.bitrateMode == .fixed && c.bitrateKbps == 20_000)
+        #expect(c.problems.map(\.message) == ["bitrate-mode must be auto or fixed, not \"adaptive\""])
+        let fixed = ShellSettings(config: c, modes: [], audioDevices: [])
+        #expect(fixed.choice(.bitrate).map { $0.options[$0.index] } == "20 Mbit/s")
+        var auto = KioskConfig(text: "bitrate = 20000\n")
+        #expect(auto.bitrateMode == nil)
+        let ceiling = ShellSettings(config: auto, modes: [], audioDevices: [])
+        #expect(ceiling.choice(.bitrate).map { $0.options[$0.index] } == "Up to 20 Mbit/s")
+        auto.bitrateKbps = nil
+        #expect(ShellSettings(config: auto, modes: [], audioDevices: []).choice(.bitrate).map { $0.options[$0.index] }
+                == "Automatic (adapts to the network)")
     }
 
     @Test func decodeSyncTakesTheThreePathsOnly() {
