@@ -45,11 +45,14 @@ struct RateScenarioTests {
         s.hostRamp = true
         let o = try s.run(binaries: PumpExecutableTests.binDirectory)
         #expect(o.kioskStatus == 0, "\(o.kioskStderr)")
-        let first = try #require(o.setBitrates.first, "the ramp's verdict went out as a SetBitrate")
-        #expect(first.kbps <= 8_000, "started at \(first.kbps) kbit/s")
-        #expect(o.rateLines.first?.verdict != nil)
-        #expect(o.sent.first.map { o.seconds(first.monoNs) - o.seconds($0.monoNs) <= 1.5 } ?? false,
-                "the verdict came within the stream's first moments")
+        #expect(o.hostProbe.first.map { $0.kbps > 0 } ?? false, "the host served ramp steps in its first second")
+        let first = try #require(o.setBitrates.first, "the start went out as a SetBitrate")
+        let start = try #require(o.sent.first).monoNs
+        #expect(o.seconds(first.monoNs) - o.seconds(start) <= 1.5, "the first ask came within the stream's first moments")
+        // The ramp's verdict is 70 % of the wall when its 25 ms steps read the line; on a machine
+        // too loaded to time them, the per-frame rule catches the first frames' delay instead.
+        let under = o.askedAtOrBelow(8_000, after: o.seconds(start))
+        #expect(under.map { $0 <= 2.5 } ?? false, "asked ≤ the wall \(under.map { String($0) } ?? "never") s after the first frame")
         #expect(o.broken.isEmpty)
     }
 

@@ -65,6 +65,8 @@ public struct RateScenario {
         public var originNs: UInt64
         public var setBitrates: [Sample]
         public var hostWire: [Sample]
+        /// The probe filler in each of those seconds (the bring-up ramp's steps, speed tests).
+        public var hostProbe: [Sample]
         public var queue: [QueueSample]
         public var rateLines: [RateLine]
         /// Each AU the host sent: frame and when.
@@ -126,7 +128,7 @@ public struct RateScenario {
         relay.stop()
         host.stop(waitingForExit: 5)   // it ends by itself once its one session closed
 
-        var setBitrates: [Sample] = [], hostWire: [Sample] = [], sent: [(UInt32, UInt64)] = []
+        var setBitrates: [Sample] = [], hostWire: [Sample] = [], hostProbe: [Sample] = [], sent: [(UInt32, UInt64)] = []
         for o in try host.stdoutLines() {
             if let f = o["sent"] as? Int, let t = o["mono_ns"] as? Int { sent.append((UInt32(f), UInt64(t))) }
             if let s = o["set_bitrate"] as? [String: Any], let k = s["kbps"] as? Int, let t = s["mono_ns"] as? Int {
@@ -134,6 +136,7 @@ public struct RateScenario {
             }
             if let w = o["host_wire"] as? [String: Any], let k = (w["kbps"] as? NSNumber)?.doubleValue, let t = w["mono_ns"] as? Int {
                 hostWire.append(Sample(monoNs: UInt64(t) + 1_000_000_000, kbps: k))  // the second's end
+                hostProbe.append(Sample(monoNs: UInt64(t) + 1_000_000_000, kbps: (w["probe_kbps"] as? NSNumber)?.doubleValue ?? 0))
             }
         }
         let queueLines = ScenarioProcess.jsonLines((try? String(contentsOfFile: queueLog, encoding: .utf8)) ?? "")
@@ -169,7 +172,7 @@ public struct RateScenario {
         let packets = (bottleneck["delivered_packets"] as? NSNumber)?.doubleValue ?? 0
         let bytes = (bottleneck["delivered_bytes"] as? NSNumber)?.doubleValue ?? 0
         return Outcome(scenario: self, kioskStatus: kiosk.process.terminationStatus, kioskStderr: kiosk.stderr,
-                       originNs: UInt64(m0) &- UInt64(t0) * 1_000_000, setBitrates: setBitrates, hostWire: hostWire,
+                       originNs: UInt64(m0) &- UInt64(t0) * 1_000_000, setBitrates: setBitrates, hostWire: hostWire, hostProbe: hostProbe,
                        queue: queue, rateLines: rateLines, sent: sent, pictures: pictures,
                        clean: Dictionary(zip(sent.map(\.0), hashes), uniquingKeysWith: { _, b in b }),
                        relaySummary: relaySummary, meanPacketBytes: packets > 0 ? bytes / packets : 1438)
