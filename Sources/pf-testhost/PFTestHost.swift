@@ -61,7 +61,9 @@ struct PFTestHost: ParsableCommand {
     @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets), encoded once per period of the signal and replayed.") var audio = false
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
     @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
-    @Option(help: "Access grants mask the ServerHello carries (255 = all).") var grants: UInt32 = 255
+    @Option(help: "Access grants mask the ServerHello carries (255 = all). Without LAUNCH (0x20) a client hello naming a title (tag 8) is closed with 0x6A launch-not-permitted.") var grants: UInt32 = 255
+    @Option(name: .customLong("launch-outcome"), help: "Answer a client hello naming a title (tag 8) with LaunchOutcome KIND[:MESSAGE] after Ready; KIND is spawned, adopted, adopted-unknown, refused, failed or sign-in-needed.")
+    var launchOutcome: String?
     @Option(name: .customLong("hdr-metadata"), help: "HDR10: announce bit depth 10 and BT.2020/PQ colour [9,16,9,0], and send this 28-byte 0xCE body (56 hex digits: G, B, R, white x/y in 1/50000, max/min mastering luminance u32 in 0.0001 cd/m², MaxCLL, MaxFALL; little-endian) before every keyframe.") var hdrMetadata: String?
     @Option(name: .customLong("audio-skew-ppm"), help: "Run the audio clock this many ppm slow (> 0) or fast (< 0) against CLOCK_MONOTONIC.") var audioSkewPPM = 0.0
     @Option(name: .customLong("audio-loss"), help: "Audio datagrams dropped on purpose, percent (seeded).") var audioLoss = 0.0
@@ -126,6 +128,15 @@ struct PFTestHost: ParsableCommand {
             pin = fp
         }
         return Redirect(addr: parts[0], port: port, pin: pin)
+    }
+
+    /// `--launch-outcome KIND[:MESSAGE]`.
+    static func launchOutcome(_ text: String) -> LaunchOutcome? {
+        let kinds: [String: LaunchOutcomeKind] = ["spawned": .spawned, "adopted": .adopted, "adopted-unknown": .adoptedUnknown,
+                                                  "refused": .refused, "failed": .failed, "sign-in-needed": .signInNeeded]
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let kind = kinds[String(parts[0])] else { return nil }
+        return LaunchOutcome(kind: kind, message: parts.count > 1 ? String(parts[1]) : "")
     }
 
     static func parseCode(_ text: String) -> UInt64? {
@@ -297,6 +308,12 @@ struct PFTestHost: ParsableCommand {
             }
         }
         options.grants = AccessGrants(rawValue: grants)
+        if let launchOutcome {
+            guard let outcome = Self.launchOutcome(launchOutcome) else {
+                throw ValidationError("--launch-outcome takes KIND[:MESSAGE], KIND one of spawned, adopted, adopted-unknown, refused, failed, sign-in-needed")
+            }
+            options.launchOutcome = outcome
+        }
         if let hdrMetadata {
             let digits = Array(hdrMetadata.filter(\.isHexDigit))
             let bytes = stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(digits[$0...$0 + 1]), radix: 16) }

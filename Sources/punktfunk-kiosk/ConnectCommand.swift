@@ -31,6 +31,8 @@ struct ConnectCommand: ParsableCommand {
     @Option(help: "End the session after this many seconds with the deliberate-quit code (default: run until the host ends it or Ctrl+C).") var seconds: Double?
     @Option(help: "Write every complete AU as DIR/<frame>.au.") var dumpAu: String?
     @Option(help: "Run a speed test one second in: ask the host for this many kbit/s of probe filler for 1 s and print the result as one JSON line.") var probeKbps: UInt32?
+    @Option(help: "Start this title on the host as the session opens: a library id such as steam:570 (at most 128 bytes). What became of it is printed as one line; a host that does not give this device the launch permission ends the session (status 1).")
+    var launch: String?
     @OptionGroup var stream: StreamOptions
     @OptionGroup var display: DisplayOptions
     @OptionGroup var sound: AudioOptions
@@ -44,6 +46,7 @@ struct ConnectCommand: ParsableCommand {
         if display.stats && headless { throw ValidationError("--stats draws on the display; --headless prints the stats as JSON lines") }
         if let fp, CertificateFingerprint.normalize(fp) == nil { throw ValidationError("--fp must be a SHA-256 fingerprint: 64 hex digits") }
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
+        if let launch, let problem = LaunchTitle.problem(id: launch) { throw ValidationError(problem) }
     }
 
     func run() throws {
@@ -73,7 +76,7 @@ struct ConnectCommand: ParsableCommand {
             entry = HostLookup.entry(for: host!, givenFingerprint: fp, config: config)
         }
         defer { demoHost?.stop() }
-        let machine = KioskMachine(policy: policy, hosts: [entry], initialAction: .connect(hostID: entry.id),
+        let machine = KioskMachine(policy: policy, hosts: [entry], initialAction: .connect(hostID: entry.id, launch: launch),
                                    statsOverlay: display.stats)
         let code = runner.run(machine)
         if code != 0 { throw ExitCode(code) }

@@ -117,11 +117,12 @@ enum HostLookup {
             let pinned = Set(KnownHostsLookup.load().entries.values)
             let pin = givenFingerprint ?? saved?.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
             note("\"\(text)\" is \(host.name) (id \(host.id)) at \(address)\(pin != nil ? ", pinned" : "")")
-            return HostEntry(id: host.id, name: host.name, address: address, givenFingerprint: pin)
+            return HostEntry(id: host.id, name: host.name, address: address, givenFingerprint: pin, titles: saved?.titles ?? [])
         }
         if let saved, let address = saved.lastDialAddress {
             note("\"\(text)\" did not answer discovery; trying its last address \(address)")
-            return HostEntry(id: saved.id, name: saved.name ?? saved.id, address: address, givenFingerprint: givenFingerprint ?? saved.fingerprint)
+            return HostEntry(id: saved.id, name: saved.name ?? saved.id, address: address, givenFingerprint: givenFingerprint ?? saved.fingerprint,
+                             titles: saved.titles)
         }
         note("no host named \"\(text)\" answered discovery; trying it as a host name")
         return HostEntry(address: text, givenFingerprint: givenFingerprint)

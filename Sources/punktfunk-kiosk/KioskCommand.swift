@@ -28,6 +28,8 @@ struct KioskCommand: ParsableCommand {
 
     @Option(help: "End after this many seconds (default: until Ctrl+C, SIGTERM or Quit).") var seconds: Double?
     @Option(help: "Stream this saved or discovered host at start, retrying when it is lost (default: the config's autoconnect).") var autoconnect: String?
+    @Option(help: "With autoconnect: start this title on the host, a library id such as steam:570 (default: the host's launch key in the config, else its desktop).")
+    var launch: String?
     @Option(help: "Seconds between tries when the autoconnect host is lost.") var retrySeconds = 5.0
     @Option(help: "Go to standby (and ask the TV to, with cec-tv-off) after the shell sat this long without input: minutes (30), seconds (90s) or off (config: standby-after, default off).")
     var standbyAfter: String?
@@ -40,6 +42,7 @@ struct KioskCommand: ParsableCommand {
 
     func validate() throws {
         if let seconds, seconds < 0 { throw ValidationError("--seconds must not be negative") }
+        if let launch, let problem = LaunchTitle.problem(id: launch) { throw ValidationError(problem) }
         if let standbyAfter, KioskConfig.duration(standbyAfter) == nil {
             throw ValidationError("--standby-after must be off, minutes (30) or seconds (90s) from \(KioskConfig.standbyAfterRange.lowerBound) s to 24 h")
         }
@@ -48,6 +51,7 @@ struct KioskCommand: ParsableCommand {
     func run() throws {
         let config = ProfileConfig.load()
         if let host = autoconnect ?? config.autoconnect { return try bootToStream(host, config: config) }
+        if launch != nil { throw failure("--launch starts a title on the autoconnect host; give --autoconnect ID too (or pin titles with host.<id>.title in the config).") }
         let stats = display.stats || (config.statsOverlay ?? false)
         var configuration = try makeConfiguration(config: config, stats: stats)
         configuration.statsLines = .never
@@ -118,7 +122,10 @@ struct KioskCommand: ParsableCommand {
         policy.retryFailedHostAfterNs = UInt64(retrySeconds * 1e9)
         policy.bootHost = entry!.id
         policy.standbyAfterSeconds = standbyAfter.flatMap(KioskConfig.duration)
-        let machine = KioskMachine(policy: policy, hosts: [entry!], initialAction: .connect(hostID: entry!.id), statsOverlay: stats)
+        // The title: the option's, else the saved host's `launch` (nil: the desktop).
+        let title = launch ?? boot.config.host(entry!.id)?.launch
+        let machine = KioskMachine(policy: policy, hosts: [entry!], initialAction: .connect(hostID: entry!.id, launch: title),
+                                   statsOverlay: stats)
         // Discovery keeps running beside the stream: a retry dials the host where it is now.
         let browser = startDiscovery(feeding: runner)
         defer { browser?.stop() }

@@ -49,7 +49,7 @@ import Shell
         /// Opens the living room's host page on `action` and activates it.
         mutating func act(_ action: HostAction) -> [KioskEffect] {
             nav(.activate)
-            for _ in 0..<HostAction.allCases.firstIndex(of: action)! { nav(.move(.down)) }
+            for _ in 0..<HostAction.list(titles: []).firstIndex(of: action)! { nav(.move(.down)) }
             return nav(.activate)
         }
     }

@@ -17,12 +17,17 @@ public struct HostEntry: Sendable, Equatable, Identifiable {
     public var advertisedFingerprint: String?
     /// Wake-on-LAN MACs, `aa:bb:cc:dd:ee:ff` (saved, or from the advert's TXT).
     public var macs: [String]
+    /// Titles pinned for this host in the config: its page offers each beside "Desktop".
+    public var titles: [LaunchTitle]
 
     public init(id: String, name: String, address: String, givenFingerprint: String? = nil, advertisedFingerprint: String? = nil,
-                macs: [String] = []) {
+                macs: [String] = [], titles: [LaunchTitle] = []) {
         self.id = id; self.name = name; self.address = address; self.givenFingerprint = givenFingerprint
-        self.advertisedFingerprint = advertisedFingerprint; self.macs = macs
+        self.advertisedFingerprint = advertisedFingerprint; self.macs = macs; self.titles = titles
     }
+
+    /// What a person calls `launch` on this host: its pinned title's name, else the id itself.
+    public func titleName(_ launch: String) -> String { titles.first { $0.id == launch }?.name ?? launch }
 
     /// A host typed as `HOST[:PORT]`: the text is its id, name and address.
     public init(address: String, givenFingerprint: String? = nil) {

@@ -27,8 +27,9 @@ public enum KioskEffect: Sendable, Equatable {
 
 /// What to stream.
 public enum StreamRequest: Sendable, Equatable {
-    /// A session with `host` at the resolved `key` (`ip:port`), checked as `trust` says.
-    case session(host: HostEntry, key: String, trust: HostTrust)
+    /// A session with `host` at the resolved `key` (`ip:port`), checked as `trust` says, that
+    /// starts the title `launch` names (nil: the host's desktop).
+    case session(host: HostEntry, key: String, trust: HostTrust, launch: String? = nil)
     case file(FilePlayback)
 }
 

@@ -35,8 +35,11 @@ public enum KioskEvent: Sendable, Equatable {
     /// What the box found about itself after start (logind's power answers, the decoders).
     case boxChecked(BoxFacts)
     /// Something worth saying that changes nothing else: the trust store or an AU dump could not
-    /// be written (the stream goes on).
+    /// be written (the stream goes on), what became of a title the session asked for.
     case notice(sentence: String)
+    /// Whether the host `hostID` gives this device the launch permission (GRANT_LAUNCH, from its
+    /// ServerHello's grants, an AccessUpdate, or a close 0x6A): its page says so beside the titles.
+    case launchGrant(hostID: String, granted: Bool)
     /// The display was unplugged, plugged back, or another one with another mode took its
     /// place; the runner already follows it on glass.
     case displayChanged(DisplayNews)
@@ -112,8 +115,9 @@ public struct StartReport: Sendable, Equatable {
 /// A person's action. The shell maps pad buttons, keys and clicks onto these; the command-line
 /// adapters issue one at start.
 public enum UserAction: Sendable, Equatable {
-    /// Stream from a host (also: retry after an error).
-    case connect(hostID: String)
+    /// Stream from a host (also: retry after an error), starting the title `launch` names (a
+    /// library id, ClientHello tag 8; nil: the host's desktop).
+    case connect(hostID: String, launch: String? = nil)
     /// Show a local file on the display (`present`).
     case play(FilePlayback)
     /// Pair with a host: the four-digit PIN it shows, or nil to ask its console for approval.

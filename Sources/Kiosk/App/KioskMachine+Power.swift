@@ -78,7 +78,7 @@ extension KioskMachine {
             return [.power(.on(oneTouchPlay: false))] + user(action, now: now)
         }
         if let id = policy.bootHost, canStartJob, state.host(id) != nil {
-            return [.power(.on(oneTouchPlay: false))] + user(.connect(hostID: id), now: now)
+            return [.power(.on(oneTouchPlay: false))] + user(.connect(hostID: id, launch: lastLaunch[id]), now: now)
         }
         return [.power(.on(oneTouchPlay: true))]
     }

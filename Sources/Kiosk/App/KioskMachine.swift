@@ -29,6 +29,9 @@ public struct KioskMachine: Sendable {
     private var retries = 0
     /// Since when the shell has had no input (the idle standby's clock), ns.
     var idleSinceNs: UInt64 = 0
+    /// The title each host's latest connect asked for: a retry (the error screen's, boot-to-
+    /// stream's own, a wake) asks for it again.
+    var lastLaunch: [String: String] = [:]
 
     /// - Parameters:
     ///   - hosts: hosts known at start (the command line's, saved ones).
@@ -112,6 +115,9 @@ public struct KioskMachine: Sendable {
         case .notice(let sentence):
             state.notice = sentence
             return []
+        case .launchGrant(let id, let granted):
+            if granted { state.launchNotGranted.remove(id) } else { state.launchNotGranted.insert(id) }
+            return []
         case .displayChanged(let news):
             if let mode = news.mode { state.display = .glass(name: "\(news.connector) \(mode)") }
             state.notice = news.sentence
@@ -130,7 +136,7 @@ public struct KioskMachine: Sendable {
             if let at = idleStandbyDeadline, now >= at { return enterStandby(.idle, now: now) }
             if case .error(_, .some(let id)) = state.phase, let at = retryAtNs, now >= at {
                 retryAtNs = nil
-                return user(.connect(hostID: id), now: now)
+                return user(.connect(hostID: id, launch: lastLaunch[id]), now: now)
             }
             guard case .leaving(var l) = state.phase, l.deadlineNs != .max, now >= l.deadlineNs else { return [] }
             l.deadlineNs = .max
@@ -166,11 +172,14 @@ public struct KioskMachine: Sendable {
 
     mutating func user(_ action: UserAction, now: UInt64) -> [KioskEffect] {
         switch action {
-        case .connect(let id):
+        case .connect(let id, let launch):
             guard canStartJob, let host = state.host(id) else { return [] }
             if let problem = state.profileProblem { return fail(problem, retry: nil, now: now) }
+            // A launch id the hello cannot carry whole is refused before dialling.
+            if let launch, let problem = LaunchTitle.problem(id: launch) { return fail(problem, retry: nil, now: now) }
+            lastLaunch[id] = launch
             let job = newJob()
-            state.phase = .connecting(ConnectProgress(job: job, target: .host(host), step: .resolving))
+            state.phase = .connecting(ConnectProgress(job: job, target: .host(host, launch: launch), step: .resolving))
             return [.resolve(job: job, host: host)]
         case .play(let file):
             guard canStartJob else { return [] }
@@ -257,7 +266,7 @@ public struct KioskMachine: Sendable {
     private mutating func resolved(job: Int, key: String, now: UInt64) -> [KioskEffect] {
         switch state.phase {
         case .connecting(var c) where c.job == job && c.step == .resolving:
-            guard case .host(let host) = c.target else { return [] }
+            guard case .host(let host, let launch) = c.target else { return [] }
             let decision = TrustDecision.decide(key: key, host: host, knownHosts: state.knownHosts,
                                                 allowFirstUse: policy.allowFirstUse)
             guard let trust = decision.hostTrust else {
@@ -266,7 +275,7 @@ public struct KioskMachine: Sendable {
             }
             c.step = .dialing(key: key, trust: decision)
             state.phase = .connecting(c)
-            return [.startStream(job: job, .session(host: host, key: key, trust: trust))]
+            return [.startStream(job: job, .session(host: host, key: key, trust: trust, launch: launch))]
         case .pairing(var p) where p.job == job && p.step == .resolving:
             p.step = .exchanging(key: key)
             state.phase = .pairing(p)

@@ -17,6 +17,8 @@ public struct KioskState: Sendable, Equatable {
     public var statsOverlay = false
     /// A passing message that does not change the phase (a toast on the shell, a line on stderr).
     public var notice: String?
+    /// Hosts known not to give this device the launch permission (their latest session said so).
+    public var launchNotGranted: Set<String> = []
     /// The shell's pages, focus, typed drafts and settings.
     public var shell = ShellState()
     /// The controllers in use, by slot (the settings' controllers page).
@@ -75,12 +77,13 @@ public struct ConnectProgress: Sendable, Equatable {
 
 /// Where a stream comes from.
 public enum StreamTarget: Sendable, Equatable {
-    case host(HostEntry)
+    /// A host, and the title its session starts (nil: its desktop).
+    case host(HostEntry, launch: String? = nil)
     case file(FilePlayback)
 
     /// The host's id (nil for a file).
     public var hostID: String? {
-        if case .host(let h) = self { return h.id }
+        if case .host(let h, _) = self { return h.id }
         return nil
     }
 }

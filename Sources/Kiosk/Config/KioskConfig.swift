@@ -5,8 +5,8 @@ import Screen
 /// The kiosk's settings file, `$XDG_CONFIG_HOME/punktfunk-kiosk/config`: `key = value` lines; a
 /// line whose first non-blank character is `#` is a comment (a value may hold `#`), blank lines
 /// are ignored. Saved hosts are `host.<id>.<field> = value`
-/// (the id may hold dots; the field is the part after the last one). Command-line options
-/// override what is here.
+/// (the id may hold dots; the field is the part after the last one); `host.<id>.title` may repeat,
+/// one pinned title per line. Command-line options override what is here.
 ///
 /// Parsing never fails as a whole: a line it cannot use (no `=`, an unknown key, a bad value) is
 /// reported in `problems` with its 1-based line number and ignored; the rest is kept. Pure:
@@ -22,17 +22,23 @@ public struct KioskConfig: Sendable, Equatable {
         public var fingerprint: String?
         /// Wake-on-LAN MACs, `aa:bb:cc:dd:ee:ff`.
         public var macs: [String] = []
+        /// The title boot-to-stream starts on this host (`host.<id>.launch`, a library id such as
+        /// `steam:570`); nil: its desktop.
+        public var launch: String?
+        /// Titles the host page offers beside "Desktop" (`host.<id>.title = ID | NAME`, in file order).
+        public var titles: [LaunchTitle] = []
 
         public init(id: String, name: String? = nil, addresses: [String] = [], port: UInt16? = nil,
-                    fingerprint: String? = nil, macs: [String] = []) {
+                    fingerprint: String? = nil, macs: [String] = [], launch: String? = nil, titles: [LaunchTitle] = []) {
             self.id = id; self.name = name; self.addresses = addresses; self.port = port
-            self.fingerprint = fingerprint; self.macs = macs
+            self.fingerprint = fingerprint; self.macs = macs; self.launch = launch; self.titles = titles
         }
 
         /// The host as the shell lists it: its name (else id), its last address (else the id, for
         /// discovery to place), pinned to its saved fingerprint.
         public var hostEntry: HostEntry {
-            HostEntry(id: id, name: name ?? id, address: lastDialAddress ?? id, givenFingerprint: fingerprint, macs: macs)
+            HostEntry(id: id, name: name ?? id, address: lastDialAddress ?? id, givenFingerprint: fingerprint, macs: macs,
+                      titles: titles)
         }
 
         /// The first saved address with the saved port (else the default), as a connect dials it.
@@ -222,6 +228,15 @@ public struct KioskConfig: Sendable, Equatable {
                 let macs = Self.list(value)
                 guard macs.allSatisfy(Self.isMAC) else { return "host \(id): macs must be aa:bb:cc:dd:ee:ff, comma-separated" }
                 host.macs = macs.map { $0.lowercased() }
+            case "launch":
+                if let problem = LaunchTitle.problem(id: value) { return "host \(id): launch: \(problem)" }
+                host.launch = value
+            case "title":
+                guard let title = LaunchTitle(configValue: value) else {
+                    return "host \(id): title must be a library id, then | and its name (steam:570 | Dota 2). \(LaunchTitle.problem(id: LaunchTitle.configID(value)) ?? "")"
+                }
+                host.titles.removeAll { $0.id == title.id }
+                host.titles.append(title)
             default:
                 return "unknown host field \"\(field)\" for host \(id)"
             }
@@ -266,6 +281,8 @@ public struct KioskConfig: Sendable, Equatable {
             add("host.\(host.id).port", host.port.map(String.init))
             add("host.\(host.id).fp", host.fingerprint)
             if !host.macs.isEmpty { add("host.\(host.id).macs", host.macs.joined(separator: ",")) }
+            add("host.\(host.id).launch", host.launch)
+            for title in host.titles { add("host.\(host.id).title", title.configValue) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -47,14 +47,14 @@ public struct BootToStream {
             // The pin: the config's, else the advertised fingerprint when pairing pinned it.
             let pinned = Set(((directory.flatMap { try? KnownHosts.load(from: $0) }) ?? KnownHosts()).entries.values)
             let pin = saved.fingerprint ?? host.fingerprint.flatMap { pinned.contains($0) ? $0 : nil }
-            return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: pin)
+            return HostEntry(id: id, name: host.name, address: host.dialAddress!, givenFingerprint: pin, titles: saved.titles)
         }
         guard let address = saved.lastDialAddress else {
             say("\(id) was not found on the network and has no saved address")
             return nil
         }
         say("\(saved.name ?? id) was not found on the network; trying its last address \(address)")
-        return HostEntry(id: id, name: saved.name ?? id, address: address, givenFingerprint: saved.fingerprint)
+        return HostEntry(id: id, name: saved.name ?? id, address: address, givenFingerprint: saved.fingerprint, titles: saved.titles)
     }
 
     /// Blocks until an interface other than loopback has an address (or the host's last address

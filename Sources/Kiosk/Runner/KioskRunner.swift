@@ -235,12 +235,12 @@ public final class KioskRunner {
             } catch {
                 feed(.unresolvable(job: job, sentence: error.description))
             }
-        case .startStream(let job, .session(let host, let key, let trust)):
+        case .startStream(let job, .session(let host, let key, let trust, let launch)):
             guard let remote = resolved[key] else {
                 feed(.stream(job: job, .ended(.failed(sentence: "The host \(host.address) has no resolved address."))))
                 return
             }
-            startSession(job: job, remote: remote, trust: trust)
+            startSession(job: job, host: host, remote: remote, trust: trust, launch: launch)
         case .startStream(let job, .file(let playback)):
             startFile(job: job, playback)
         case .stopStream(let job):
@@ -316,10 +316,14 @@ public final class KioskRunner {
         stream = next
     }
 
-    private func startSession(job: Int, remote: SocketAddress, trust: HostTrust) {
+    private func startSession(job: Int, host: HostEntry, remote: SocketAddress, trust: HostTrust, launch: String?) {
         let seconds = configuration.sessionSeconds ?? 315_360_000   // ten years: until the host or the user ends it
         var options = ClientSession.Options(remote: remote, identity: identity, trust: trust, seconds: seconds)
         let events = self.events
+        // ClientHello tag 8: the title the host starts as the session opens (checked whole by
+        // the machine before dialling).
+        options.hello.launch = launch
+        if let launch { say("launch: " + LaunchNews.asking(title: host.titleName(launch), id: launch, host: host.name)) }
         options.onPending = { count in events.post(.stream(job: job, .waitingForApproval(count: count))) }
         if let kbps = configuration.bitrateKbps { options.hello.bitrateKbps = kbps }
         // The rate follows the line unless pinned; a chosen bitrate is its start and its ceiling.
@@ -434,11 +438,16 @@ public final class KioskRunner {
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
             audio?.attach(session)
+            Self.followLaunch(session, host: host, launch: launch, events: events)
         }
-        pipeline.onProgress = { progress in
+        pipeline.onProgress = { [unowned pipeline] progress in
             // A lost connection suspends input; the resumed session first gets the releases.
             if case .resuming = progress { input?.suspendPolicy() }
             if case .ended = progress { audio?.stop() }
+            if case .ended(.failed) = progress, case .failure(.handshake(let e))? = pipeline.result,
+               e.closeCode == .launchNotPermitted {
+                events.post(.launchGrant(hostID: host.id, granted: false))
+            }
             events.post(.stream(job: job, progress))
         }
         let active = ActiveStream(job: job, source: .session(pipeline, live))

@@ -375,6 +375,12 @@ public final class HostHandshake {
         switch script.decision {
         case .serverHello(var hello):
             if let answerHello = script.answerHello, let clientHello { answerHello(clientHello, &hello) }
+            // §3.8: a launch asked without GRANT_LAUNCH ends the connection with 0x6A.
+            if clientHello?.launch != nil, !hello.grants.contains(.launch) {
+                connection.close(applicationCode: CloseCode.launchNotPermitted.code, reason: CloseCode.launchNotPermitted.token ?? "")
+                state = .finished
+                return
+            }
             var rng = SystemRandomNumberGenerator()
             let id = SessionID(bytes: (0..<SessionID.length).map { _ in UInt8.random(in: 0...255, using: &rng) })!
             hello.sessionID = id

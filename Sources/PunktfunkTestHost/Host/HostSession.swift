@@ -124,6 +124,8 @@ public final class HostSession: @unchecked Sendable {
         public var hostCaps: HostCaps = []
         public var hostCaps2: HostCaps2 = []
         public var grants: AccessGrants = .all
+        /// Sent once after Ready to a client whose hello asked for a title (tag 8); nil: none.
+        public var launchOutcome: LaunchOutcome?
         /// HDR10 (data-plane.md §7.4): ServerHello and StreamConfig say bit depth 10 and BT.2020/PQ
         /// `[9,16,9,0]`, and this 0xCE body is sent as a datagram right before every keyframe.
         public var hdrMetadata: HDRMetadata?
@@ -490,6 +492,9 @@ public final class HostSession: @unchecked Sendable {
                 let exporter: [UInt8]?
                 do { exporter = try handshake.mediaExporter() } catch { throw .transport(error) }
                 guard let exporter else { continue }
+                if let outcome = options.launchOutcome, handshake.clientHello?.launch != nil, let stream = handshake.controlStream {
+                    _ = try? connection.write(stream: stream, ControlMessage.launchOutcome(outcome).encoded)
+                }
                 lock.withLock {
                     _sessionID = handshake.sessionID
                     _resumeRequested = handshake.clientHello?.resume

@@ -89,7 +89,7 @@ public enum CloseCode: Hashable, Sendable, CustomStringConvertible {
         Entry(code: .accessExpired, value: 0x69, token: "access-expired",
               sentence: "This device's access to the host has expired."),
         Entry(code: .launchNotPermitted, value: 0x6A, token: "launch-not-permitted",
-              sentence: "This device is not allowed to launch games on the host."),
+              sentence: "The host has not given this device the launch permission, so it cannot start a game; ask the host's owner for it, or connect to the desktop."),
         Entry(code: .hostPower, value: 0x6B, token: "host-power",
               sentence: "The host is going to sleep, restarting or shutting down."),
         Entry(code: .profileUnknown, value: 0x6C, token: "profile-unknown",

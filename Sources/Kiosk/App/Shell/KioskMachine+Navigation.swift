@@ -39,7 +39,7 @@ extension KioskMachine {
                 if d == .right || d == .down { state.shell.errorFocus = .backToHosts }
                 return []
             case .activate:
-                if state.shell.errorFocus == .retry, let id = retry { return user(.connect(hostID: id), now: now) }
+                if state.shell.errorFocus == .retry, let id = retry { return user(.connect(hostID: id, launch: lastLaunch[id]), now: now) }
                 return user(.back, now: now)
             case .back: return user(.back, now: now)
             default: return []
@@ -151,8 +151,8 @@ extension KioskMachine {
     }
 
     private mutating func navigateHost(_ id: String, _ focus: HostAction, _ input: NavigationInput, now: UInt64) -> [KioskEffect] {
-        let all = HostAction.allCases
-        let i = all.firstIndex(of: focus)!
+        let all = HostAction.list(titles: state.host(id)?.titles ?? [])
+        let i = all.firstIndex(of: focus) ?? 0
         switch input {
         case .move(.up):
             replaceTop(.host(id: id, focus: all[max(0, i - 1)]))
@@ -163,6 +163,7 @@ extension KioskMachine {
         case .activate:
             switch focus {
             case .connect: return user(.connect(hostID: id), now: now)
+            case .launch(let title): return user(.connect(hostID: id, launch: title), now: now)
             case .pairWithPIN: push(.pin(hostID: id, focus: GridPosition(row: 0, column: 0)))
             case .requestAccess: return user(.pair(hostID: id, pin: nil), now: now)
             case .wake: return startWake(id)

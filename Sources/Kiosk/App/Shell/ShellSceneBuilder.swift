@@ -7,6 +7,8 @@ import Shell
 public enum ShellSceneBuilder {
     /// At most this many host cards show at once; the row scrolls to keep the focused one in view.
     static let visibleCards = 4
+    /// Rows of the host page's list that fit between the heading and the hints.
+    static let visibleEntries = 7
 
     public static func scene(for state: KioskState, glyphs: GlyphSet) -> ShellScene? {
         view(for: state, glyphs: glyphs)?.scene
@@ -128,12 +130,28 @@ public enum ShellSceneBuilder {
         case .host(let id, let focus):
             guard let h = state.host(id) else { return [] }
             e.append(heading(h.name))
-            e.append(SceneElement(.text, frame: SceneRect(x: 1300, y: ShellLayout.contentTop, width: 524, height: 200),
-                                  title: "\(h.address)\n\(status(of: h, state).label)"))
-            let labels: [(HostAction, String)] = [(.connect, "Connect"), (.pairWithPIN, "Pair with PIN"), (.requestAccess, "Request access"),
-                                                  (.wake, "Wake"), (.speedTest, "Speed test"), (.forget, "Forget")]
-            for ((a, label), f) in zip(labels, ShellLayout.list(count: labels.count, top: ShellLayout.contentTop)) {
-                e.append(SceneElement(.button, frame: f, title: label, focused: a == focus), target: .hostAction(a))
+            var about = "\(h.address)\n\(status(of: h, state).label)"
+            let noLaunch = !h.titles.isEmpty && state.launchNotGranted.contains(h.id)
+            if noLaunch { about += "\n\nThis device has no launch permission on \(h.name): its titles cannot start. Ask the host's owner for it." }
+            e.append(SceneElement(.text, frame: SceneRect(x: 1300, y: ShellLayout.contentTop, width: 524, height: noLaunch ? 560 : 200), title: about))
+            let entries = HostAction.list(titles: h.titles)
+            func label(_ a: HostAction) -> String {
+                switch a {
+                case .connect: h.titles.isEmpty ? "Connect" : "Desktop"
+                case .launch(let id): h.titleName(id)
+                case .pairWithPIN: "Pair with PIN"
+                case .requestAccess: "Request access"
+                case .wake: "Wake"
+                case .speedTest: "Speed test"
+                case .forget: "Forget"
+                }
+            }
+            // At most `visibleEntries` rows, the window following the focus.
+            let index = entries.firstIndex(of: focus) ?? 0
+            let first = min(max(0, index - visibleEntries + 1), max(0, entries.count - visibleEntries))
+            let shown = entries[first..<min(entries.count, first + visibleEntries)]
+            for (a, f) in zip(shown, ShellLayout.list(count: shown.count, top: ShellLayout.contentTop)) {
+                e.append(SceneElement(.button, frame: f, title: label(a), focused: a == focus), target: .hostAction(a))
             }
             return [Hint(.confirm, "Select"), Hint(.back, "Back")]
         case .waking(let w):
@@ -270,7 +288,8 @@ public enum ShellSceneBuilder {
 
     private static func name(of target: StreamTarget) -> String {
         switch target {
-        case .host(let h): h.name
+        case .host(let h, nil): h.name
+        case .host(let h, let launch?): "\(h.titleName(launch)) on \(h.name)"
         case .file(let f): f.path
         }
     }

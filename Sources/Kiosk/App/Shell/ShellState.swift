@@ -70,9 +70,19 @@ public enum HomeAction: Sendable, Equatable, CaseIterable {
     case addHost, settings, powerOff, restart
 }
 
-/// The host page's entries, top to bottom.
-public enum HostAction: Sendable, Equatable, CaseIterable {
-    case connect, pairWithPIN, requestAccess, wake, speedTest, forget
+/// The host page's entries, top to bottom (`list(titles:)`): its desktop, each pinned title, then
+/// what is done with the host itself.
+public enum HostAction: Sendable, Equatable {
+    /// Stream the host's desktop ("Connect"; "Desktop" when titles are pinned).
+    case connect
+    /// Stream the host starting the pinned title with this library id.
+    case launch(String)
+    case pairWithPIN, requestAccess, wake, speedTest, forget
+
+    /// The entries of a host page whose host has these pinned titles.
+    public static func list(titles: [LaunchTitle]) -> [HostAction] {
+        [.connect] + titles.map { .launch($0.id) } + [.pairWithPIN, .requestAccess, .wake, .speedTest, .forget]
+    }
 }
 
 /// The settings page's entries, top to bottom.
