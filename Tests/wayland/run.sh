@@ -76,9 +76,18 @@ wait_for() {  # wait_for FILE PATTERN SECONDS
     i=$((i + 1)); [ $i -gt $(($3 * 10)) ] && return 1; sleep 0.1
   done
 }
+ours="/tmp/pf-wl-[0-9]+-$$-"   # what every process this run starts in a runtime dir names (pkill -f's regex)
 finish() {
   for p in $(jobs -p); do pkill -TERM -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
   wait 2>/dev/null
+  # What outlived its parent (a session bus whose runuser went first, a case that failed or timed
+  # out half-way) still names this run's runtime directory: it ends here, and if it will not, the
+  # run fails saying what was left.
+  local i=0
+  while pgrep -f -- "$ours" > /dev/null && [ $i -lt 20 ]; do pkill -TERM -f -- "$ours"; sleep 0.1; i=$((i + 1)); done
+  pkill -KILL -f -- "$ours" 2>/dev/null; sleep 0.1
+  local left; left=$(pgrep -a -f -- "$ours" | head -5)
+  if [ -n "$left" ]; then result FAIL "nothing left behind" "still running: $left"; else result PASS "nothing left behind" "no process of this run outlives it"; fi
   rm -rf /tmp/pf-wl-*-$$-*
   echo "wayland-harness: $passed passed, $failed failed, $skipped skipped in $(($(date +%s) - started)) s (evidence in $out)"
   [ "$failed" -eq 0 ]
@@ -219,8 +228,10 @@ stop_xvfb() {  # stop_xvfb: the window manager ($wm_pid) and Xvfb ($xpid)
   [ -n "$wm_pid" ] && stop "$wm_pid"
   stop "$xpid"
 }
-stop_session() {  # stop_session: the compositor ($pid) and its session bus ($bus_pid)
-  stop "$pid"; kill "$bus_pid" 2>/dev/null; wait "$bus_pid" 2>/dev/null
+stop_session() {  # stop_session: the compositor ($pid) and its session bus ($bus_pid, and the dbus-daemon on $xdg/bus
+  # itself: runuser may go before the daemon it started, which then outlives the case)
+  stop "$pid"; stop "$bus_pid"
+  pkill -TERM -f -- "--address=unix:path=$xdg/bus" 2>/dev/null
 }
 wait_socket() {
   local i=0
