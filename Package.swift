@@ -174,6 +174,14 @@ let package = Package(
                         .embedInCode("Resources/resolution-change.hevc"), .embedInCode("Resources/slices-320x180.hevc"),
                         .embedInCode("Resources/rate-1920x1080.hevc")]
         ),
+        // `punktfunk-kiosk check` and `probe`'s gathering: what the box offers for each section
+        // (read from the kernel, the compositor or X server, ALSA, evdev, the network), `check
+        // --display`'s plane tests and flip run, the hello this box would send; judged by SelfCheck.
+        .target(
+            name: "SelfCheckGather",
+            dependencies: ["SelfCheck", "SelfCheckDecode", "Kiosk", "Display", "WaylandDisplay", "X11Display", "Input",
+                           "PunktfunkSession", "PunktfunkWire", "HEVC", "VideoDecode", "VideoFrames", "SystemClock", "CALSA"]
+        ),
         // Test-harness hooks the VM harness drives through options --help does not show (the
         // screendump handshake, overlay dumps, the vgem dma-buf exporter behind `--dmabuf-via`);
         // never part of the product's behaviour.
@@ -196,6 +204,7 @@ let package = Package(
                 "KioskHarness",
                 "SelfCheck",
                 "SelfCheckDecode",
+                "SelfCheckGather",
                 "Audio",
                 "CALSA",
                 "CPunktfunkLinux",

@@ -1,13 +1,12 @@
 import ArgumentParser
 import Foundation
 import SelfCheck
-import SelfCheckDecode
-import VideoDecode
+import SelfCheckGather
 
 /// `punktfunk-kiosk check`: a self-test of this box's GPU decode, display, sound, input, network
 /// and system, each section ok / degraded / failed / not available with one sentence of why and
-/// one of what to do. The judging is `SelfCheck` (pure, unit-tested); this file and
-/// `CheckGather*.swift` only gather what the box offers. Exit 0 when nothing failed, 1 otherwise.
+/// one of what to do. The judging is `SelfCheck` (pure, unit-tested), the gathering
+/// `SelfCheckGather`; this file only parses the options. Exit 0 when nothing failed, 1 otherwise.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
@@ -44,34 +43,9 @@ struct CheckCommand: ParsableCommand {
     }
 
     func run() throws {
-        let report = Self.gather(display: display, seconds: seconds, card: drmDevice)
+        let report = CheckRun.report(takeScreen: display, seconds: seconds, card: drmDevice, config: ProfileConfig.load(),
+                                     directory: ProfileConfig.directory)
         print(json ? ReportJSON.render(report) : ReportText.render(report), terminator: json ? "\n" : "")
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
-    }
-
-    static func gather(display takeScreen: Bool, seconds: Double, card: String?) -> Report {
-        let sync = ProfileConfig.load().decodeSync.flatMap(DecodeSyncSetting.init(rawValue:)) ?? .auto
-        let decode = DecodeCheck.observe(decodeSync: sync)
-        var displayObservation = CheckGather.display()
-        if let card {
-            let listed = displayObservation.cards.map(\.path)
-            displayObservation.cards.removeAll { $0.path != card }
-            if displayObservation.cards.isEmpty {
-                displayObservation.cards = [.init(path: card, openError: "not a DRM card of this box (cards: \(listed.isEmpty ? "none" : listed.joined(separator: ", ")))")]
-            }
-        }
-        (displayObservation.vaExports, displayObservation.vaUnavailable) = CheckGather.vaExports(decode)
-        if takeScreen { CheckDisplayRun.run(into: &displayObservation, seconds: seconds) }
-        let connector = DisplayJudge.chosenConnector(displayObservation.cards)
-        let sections = [
-            DecodeJudge.judge(decode),
-            DisplayJudge.judge(displayObservation),
-            SoundJudge.judge(CheckGather.sound(card: connector?.0.path, connector: connector?.1.name)),
-            InputJudge.judge(CheckGather.input()),
-            NetworkJudge.judge(CheckGather.network(seconds: seconds)),
-            BoxJudge.judge(CheckGather.box()),
-            HelloReport.section(HelloReport.plan(card: card)),
-        ]
-        return Report(program: "punktfunk-kiosk", sections: sections)
     }
 }

@@ -73,27 +73,12 @@ struct ConnectCommand: ParsableCommand {
             FileHandle.standardError.write(Data("punktfunk-kiosk: demo host on \(demoHost!.address)\n".utf8))
             entry = HostEntry(id: "demo", name: "demo host", address: demoHost!.address.description, givenFingerprint: demoHost!.fingerprint)
         } else {
-            entry = HostLookup.entry(for: host!, givenFingerprint: fp, config: config)
+            entry = HostLookup.entry(for: host!, givenFingerprint: fp, config: config, say: { note($0) })
         }
         defer { demoHost?.stop() }
         let machine = KioskMachine(policy: policy, hosts: [entry], initialAction: .connect(hostID: entry.id, launch: launch),
                                    statsOverlay: display.stats)
         let code = runner.run(machine)
         if code != 0 { throw ExitCode(code) }
-    }
-}
-
-/// `--decoder`: which rungs of the decoder ladder to try, in order.
-struct DecoderChoice {
-    let rungs: [DecoderRungKind]
-
-    init?(_ text: String) {
-        switch text {
-        case "vaapi": rungs = [.vaapi]
-        case "v4l2": rungs = [.v4l2]
-        case "auto": rungs = DecoderRungKind.automatic
-        case "software": rungs = [.software]
-        default: return nil
-        }
     }
 }

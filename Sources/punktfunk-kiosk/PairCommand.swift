@@ -42,7 +42,7 @@ struct PairCommand: ParsableCommand {
                                                 deviceName: name ?? ProcessInfo.processInfo.hostName)
         let runner: KioskRunner
         do { runner = try KioskRunner(configuration: configuration) } catch { throw failure("\(error)") }
-        let entry = HostLookup.entry(for: host, givenFingerprint: nil, config: ProfileConfig.load())
+        let entry = HostLookup.entry(for: host, givenFingerprint: nil, config: ProfileConfig.load(), say: { note($0) })
         let machine = KioskMachine(policy: KioskPolicy(afterJob: .exitProcess), hosts: [entry],
                                    initialAction: .pair(hostID: entry.id, pin: normalized))
         let code = runner.run(machine)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Display
 import Foundation
 import Input
+import SelfCheckGather
 import VideoDecode
 import X11Display
 
@@ -34,7 +35,7 @@ struct ProbeCommand: ParsableCommand {
         let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
         let x11 = display.isEmpty ? "" : ",\"x11\":\(X11Probe.json(displayName: display))"
         print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"v4l2\":\(v4l2),\"cec\":[\(cec.joined(separator: ","))],"
-              + "\"hello\":\(HelloReport.plan().json)\(x11)}")
+              + "\"hello\":\(HelloReport.plan(config: ProfileConfig.load()).json)\(x11)}")
     }
 
     /// One adapter as a JSON object (read without claiming anything).

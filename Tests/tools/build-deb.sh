@@ -57,6 +57,7 @@ doc="$stage/usr/share/doc/punktfunk-kiosk"
 install -D -m 0644 docs/kiosk.md "$doc/kiosk.md"
 install -D -m 0644 README.md "$doc/README.md"
 install -D -m 0644 docs/architecture.md "$doc/architecture.md"
+install -D -m 0644 docs/usage.md "$doc/usage.md"
 cat > "$doc/copyright" <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: punktfunk-kiosk

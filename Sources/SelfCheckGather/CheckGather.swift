@@ -10,10 +10,10 @@ import X11Display
 
 /// What `check` reads from the box for the display (read-only), sound, input, network and box
 /// sections. Only gathering: every verdict is `SelfCheck`'s.
-enum CheckGather {
+public enum CheckGather {
     // MARK: display (read-only: the probe's JSON of each card, no master, nothing committed)
 
-    static func display() -> DisplayObservation {
+    public static func display() -> DisplayObservation {
         let env = ProcessInfo.processInfo.environment
         let compositor: DisplayObservation.Compositor
         if let w = env["WAYLAND_DISPLAY"], !w.isEmpty { compositor = .wayland(wayland(display: w)) }
@@ -27,7 +27,7 @@ enum CheckGather {
     }
 
     /// The compositor behind `display`, read-only (`WaylandProbe`: no window is mapped).
-    static func wayland(display: String) -> WaylandObservation {
+    public static func wayland(display: String) -> WaylandObservation {
         let r: WaylandProbeResult
         do { r = try WaylandProbe.run(displayName: display) } catch {
             return WaylandObservation(display: display, error: error.description)
@@ -57,7 +57,7 @@ enum CheckGather {
 
     /// The X server behind `display`, read-only (`X11Probe`: no window is mapped), and what the
     /// kiosk would set on its window for gamescope from this process's environment and ancestry.
-    static func x11(display: String, environment env: [String: String]) -> X11Observation {
+    public static func x11(display: String, environment env: [String: String]) -> X11Observation {
         let r: X11ProbeResult
         do { r = try X11Probe.run(displayName: display, environment: env) } catch {
             return X11Observation(display: display, error: error.description)
@@ -91,7 +91,7 @@ enum CheckGather {
 
     /// The surfaces the decode section's VA-API devices exported (first picture of each
     /// profile), or why there are none.
-    static func vaExports(_ decode: DecodeObservation) -> (exports: [VAExport], unavailable: String?) {
+    public static func vaExports(_ decode: DecodeObservation) -> (exports: [VAExport], unavailable: String?) {
         var exports: [VAExport] = []
         for node in decode.nodes {
             var st = stat()
@@ -111,7 +111,7 @@ enum CheckGather {
     }
 
     /// One card from `KMSProbe.describe(path:)`'s JSON object.
-    static func card(probe o: [String: Any]) -> DisplayObservation.Card {
+    public static func card(probe o: [String: Any]) -> DisplayObservation.Card {
         let path = o["device"] as? String ?? "?"
         if let e = o["error"] as? String { return .init(path: path, openError: e) }
         let connectors = (o["connectors"] as? [[String: Any]] ?? []).map { c in
@@ -138,12 +138,12 @@ enum CheckGather {
 
     // MARK: sound
 
-    static func sound(card: String?, connector: String?) -> SoundObservation {
+    /// - Parameter config: the profile's config (its `audio-device`), nil: none.
+    public static func sound(card: String?, connector: String?, config: KioskConfig?) -> SoundObservation {
         let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8))?
             .split(separator: "\n").filter { $0.first == " " || $0.first?.isNumber == true }
             .filter { $0.contains("[") }
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? []
-        let config = try? ProfileConfig.directory.map { try ConfigFile.load(from: $0) }
         let choice = SessionAudio.choose(explicit: config?.audioDevice, drmNode: card, connector: connector)
         guard !cards.isEmpty else { return .init(cards: [], device: choice.device, reason: choice.reason, open: nil) }
         return .init(cards: cards, device: choice.device, reason: choice.reason, open: silentOpen(choice.device))
@@ -151,7 +151,7 @@ enum CheckGather {
 
     /// Opens `device` as the sink does (S16_LE stereo, 48 kHz, 240-frame periods), writes 0.5 s of
     /// silence and closes it.
-    static func silentOpen(_ device: String, periodFrames: Int = 240) -> SoundObservation.Open {
+    public static func silentOpen(_ device: String, periodFrames: Int = 240) -> SoundObservation.Open {
         var open = SoundObservation.Open(device: device, periodFramesAsked: periodFrames)
         pf_alsa_quiet()
         var pcm: OpaquePointer?
@@ -201,7 +201,7 @@ enum CheckGather {
 
     // MARK: input
 
-    static func input() -> InputObservation {
+    public static func input() -> InputObservation {
         let fm = FileManager.default
         let events = ((try? fm.contentsOfDirectory(atPath: "/sys/class/input")) ?? []).filter { $0.hasPrefix("event") }
             .sorted { (Int($0.dropFirst(5)) ?? 0) < (Int($1.dropFirst(5)) ?? 0) }
@@ -243,7 +243,7 @@ enum CheckGather {
 
     /// keyboard / mouse / pad / touchpad from the sysfs capability bitmaps; nil for anything else
     /// (power buttons, lid switches, motion sensors).
-    static func inputKind(_ sys: String) -> String? {
+    public static func inputKind(_ sys: String) -> String? {
         func bits(_ name: String) -> (Int) -> Bool {
             let words = ((try? String(contentsOfFile: "\(sys)/capabilities/\(name)", encoding: .utf8)) ?? "")
                 .split(whereSeparator: { $0 == " " || $0 == "\n" }).map { UInt64($0, radix: 16) ?? 0 }
@@ -262,7 +262,7 @@ enum CheckGather {
 
     // MARK: network
 
-    static func network(seconds: Double) -> NetworkObservation {
+    public static func network(seconds: Double) -> NetworkObservation {
         var mdns: NetworkObservation.MDNSSocket
         var hosts: [String] = []
         do {
@@ -285,7 +285,8 @@ enum CheckGather {
 
     // MARK: the box
 
-    static func box() -> BoxObservation {
+    /// - Parameter directory: the profile directory (its config's path and problems), nil: none.
+    public static func box(directory: URL?) -> BoxObservation {
         var u = utsname()
         uname(&u)
         func field<T>(_ v: T) -> String {
@@ -298,7 +299,6 @@ enum CheckGather {
         let rt = Int(clamping: PresentThreadScheduling.priorityLimit)
         let fm = FileManager.default
         let logind = fm.fileExists(atPath: "/run/systemd/seats") && fm.fileExists(atPath: "/run/dbus/system_bus_socket")
-        let directory = ProfileConfig.directory
         let path = directory.map { $0.appendingPathComponent(ConfigFile.fileName).path } ?? "(no profile directory)"
         var problems: [String]?
         if let directory, fm.fileExists(atPath: path) {

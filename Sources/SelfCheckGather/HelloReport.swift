@@ -9,8 +9,8 @@ import VideoDecode
 /// The hello this box would send a host now, for `probe` and `check`: the config's settings, the
 /// decoder `auto` would use, the sink the display backend would show on (read without taking it),
 /// the sound device the kiosk would choose. The same `HelloPlan` a session builds.
-enum HelloReport {
-    static func plan(config: KioskConfig = ProfileConfig.load(), card: String? = nil) -> HelloPlan {
+public enum HelloReport {
+    public static func plan(config: KioskConfig, card: String? = nil) -> HelloPlan {
         let decoder = BoxAbilities.decoder(rungs: DecoderChoice(config.decoder ?? "auto")?.rungs ?? DecoderRungKind.automatic)
         let panel: BoxAbilities.Panel
         let backend = DisplayBackend.decide(config.display ?? .auto, environment: ProcessInfo.processInfo.environment,
@@ -36,7 +36,7 @@ enum HelloReport {
     }
 
     /// The check's section: one informational finding per decision.
-    static func section(_ plan: HelloPlan) -> Section {
+    public static func section(_ plan: HelloPlan) -> Section {
         Section(.hello, plan.decisions.map { d in
             Finding(d.title, .ok, "\(d.value) — \(d.why)", informational: true)
         })

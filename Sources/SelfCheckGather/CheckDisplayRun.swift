@@ -12,8 +12,8 @@ import VideoFrames
 /// picture goes on a plane — an exported VA-API surface when this box decodes in hardware, else
 /// the software decoder's picture in a linear buffer — then flips the NV12 picture on every
 /// vblank for the given seconds and records the page-flip timestamps.
-enum CheckDisplayRun {
-    static func run(into o: inout DisplayObservation, seconds: Double) {
+public enum CheckDisplayRun {
+    public static func run(into o: inout DisplayObservation, seconds: Double) {
         o.displayRequested = true
         let card = DisplayJudge.chosenConnector(o.cards)?.0.path
         // SIGINT/SIGTERM/SIGHUP wait until the display is restored (then end the process as usual):
