@@ -83,43 +83,25 @@ import Testing
 
     // MARK: the host page and the stream request
 
-    struct Shell {
-        var machine: KioskMachine
-        var now: UInt64 = 1_000_000_000
-
-        init(policy: KioskPolicy = KioskPolicy(afterJob: .returnToHosts), initialAction: UserAction? = nil) {
-            var known = KnownHosts()
-            try! known.trust(host: LaunchTests.key, fingerprint: LaunchTests.fp)
-            machine = KioskMachine(policy: policy, hosts: [LaunchTests.den], initialAction: initialAction)
-            _ = send(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: known)))
-        }
-
-        @discardableResult
-        mutating func send(_ event: KioskEvent) -> [KioskEffect] {
-            now += 1_000_000
-            return machine.handle(event, now: now)
-        }
-
-        @discardableResult
-        mutating func nav(_ inputs: NavigationInput...) -> [KioskEffect] {
-            var effects: [KioskEffect] = []
-            for input in inputs { effects += send(.navigate(input)) }
-            return effects
-        }
+    /// The shell over the one host `den`, pinned in the trust store.
+    static func shell(policy: KioskPolicy = KioskPolicy(afterJob: .returnToHosts), initialAction: UserAction? = nil) -> ShellNavigationTests.Shell {
+        var known = KnownHosts()
+        try! known.trust(host: key, fingerprint: fp)
+        return ShellNavigationTests.Shell(hosts: [den], known: known, policy: policy, initialAction: initialAction)
     }
 
     @Test func theHostPageOffersTheDesktopThenEachTitleAndATitleStartsItsStream() throws {
-        var s = Shell()
+        var s = Self.shell()
         s.nav(.activate)
-        #expect(s.machine.state.shell.top == .host(id: "den", focus: .connect))
+        #expect(s.page == .host(id: "den", focus: .connect))
         let view = try #require(ShellSceneBuilder.scene(for: s.machine.state, glyphs: .xbox))
         let buttons = view.elements.filter { if case .button = $0.kind { true } else { false } }.map(\.title)
         #expect(buttons == ["Desktop", "Dota 2", "Super Metroid", "Pair with PIN", "Request access", "Wake", "Speed test"],
                 "seven rows show; the window follows the focus")
         s.nav(.move(.down))
-        #expect(s.machine.state.shell.top == .host(id: "den", focus: .launch("steam:570")))
+        #expect(s.page == .host(id: "den", focus: .launch("steam:570")))
         #expect(s.nav(.activate) == [.resolve(job: 1, host: Self.den)])
-        guard case .connecting(let c) = s.machine.state.phase else { Issue.record("not connecting"); return }
+        guard case .connecting(let c) = s.phase else { Issue.record("not connecting"); return }
         #expect(c.target == .host(Self.den, launch: "steam:570"))
         let connecting = try #require(ShellSceneBuilder.scene(for: s.machine.state, glyphs: .xbox))
         #expect(connecting.elements.contains { $0.title == "Connecting to Dota 2 on Den PC" })
@@ -131,9 +113,9 @@ import Testing
         // The desktop asks for no title.
         _ = s.send(.stream(job: 1, .ended(.failed(sentence: "The host closed."))))
         s.nav(.move(.right), .activate)   // back to the host page, where the title still has the focus
-        #expect(s.machine.state.shell.top == .host(id: "den", focus: .launch("steam:570")))
+        #expect(s.page == .host(id: "den", focus: .launch("steam:570")))
         s.nav(.move(.up), .activate)
-        guard case .connecting(let d) = s.machine.state.phase else { Issue.record("not connecting"); return }
+        guard case .connecting(let d) = s.phase else { Issue.record("not connecting"); return }
         #expect(d.target == .host(Self.den, launch: nil))
     }
 
@@ -141,23 +123,23 @@ import Testing
         var policy = KioskPolicy(afterJob: .returnToHosts)
         policy.retryFailedHostAfterNs = 5_000_000_000
         policy.bootHost = "den"
-        var s = Shell(policy: policy, initialAction: .connect(hostID: "den", launch: "steam:570"))
-        guard case .connecting(let c) = s.machine.state.phase else { Issue.record("not connecting"); return }
+        var s = Self.shell(policy: policy, initialAction: .connect(hostID: "den", launch: "steam:570"))
+        guard case .connecting(let c) = s.phase else { Issue.record("not connecting"); return }
         #expect(c.target == .host(Self.den, launch: "steam:570"))
         _ = s.send(.unresolvable(job: 1, sentence: "no route"))
         s.now += 5_000_000_000
         #expect(s.send(.timer) == [.resolve(job: 2, host: Self.den)])
-        guard case .connecting(let again) = s.machine.state.phase else { Issue.record("no retry"); return }
+        guard case .connecting(let again) = s.phase else { Issue.record("no retry"); return }
         #expect(again.target == .host(Self.den, launch: "steam:570"), "boot-to-stream's own retry starts the title again")
         _ = s.send(.user(.cancel))
         let long = "steam:" + String(repeating: "9", count: 123)
         #expect(s.send(.user(.connect(hostID: "den", launch: long))) == [], "nothing is dialled")
-        guard case .error(let sentence, nil) = s.machine.state.phase else { Issue.record("no error: \(s.machine.state.phase)"); return }
+        guard case .error(let sentence, nil) = s.phase else { Issue.record("no error: \(s.phase)"); return }
         #expect(sentence.contains("129 bytes") && sentence.contains("at most 128"))
     }
 
     @Test func withoutTheLaunchGrantTheHostPageSaysSoBesideTheTitles() throws {
-        var s = Shell()
+        var s = Self.shell()
         s.nav(.activate)
         func about() throws -> String {
             let view = try #require(ShellSceneBuilder.scene(for: s.machine.state, glyphs: .xbox))

@@ -18,8 +18,9 @@ import Kiosk
         static let powerAllowed = PowerAbility(canPowerOff: true, canRestart: true, sentence: nil)
 
         init(hosts: [HostEntry] = [ShellNavigationTests.living, ShellNavigationTests.office], known: KnownHosts = KnownHosts(),
-             power: PowerAbility? = Shell.powerAllowed, audioDevices: [String] = ["default"]) {
-            machine = KioskMachine(policy: KioskPolicy(afterJob: .returnToHosts), hosts: hosts)
+             power: PowerAbility? = Shell.powerAllowed, audioDevices: [String] = ["default"],
+             policy: KioskPolicy = KioskPolicy(afterJob: .returnToHosts), initialAction: UserAction? = nil) {
+            machine = KioskMachine(policy: policy, hosts: hosts, initialAction: initialAction)
             _ = send(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: known,
                                           displayModes: ["1920x1080@60", "1280x720@60"], audioDevices: audioDevices)))
             if let power { _ = send(.boxChecked(BoxFacts(power: power, decoders: "software"))) }

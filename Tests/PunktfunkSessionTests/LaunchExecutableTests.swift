@@ -14,14 +14,17 @@ struct LaunchExecutableTests {
         return (top["client_hello"] as? [String: Any])?["launch"]
     }
 
+    /// `connect` to `host` headless, pinned, with `extra` options.
+    static func connect(_ host: TestHostProcess, _ extra: [String]) throws -> PairingExecutableTests.Run {
+        try PairingExecutableTests.run(TestHostProcess.kiosk, ["connect", host.address, "--headless", "--fp", host.fingerprint] + extra,
+                                       environment: host.kioskEnvironment)
+    }
+
     @Test func theTitleReachesTheHostAndItsOutcomeIsSaid() throws {
         let host = try TestHostProcess(["--frames", "60", "--max-seconds", "8", "--launch-outcome", "failed:Steam is not running"],
                                        name: "launch-told")
         defer { host.stop() }
-        let run = try PairingExecutableTests.run(TestHostProcess.kiosk,
-                                                 ["connect", host.address, "--headless", "--fp", host.fingerprint,
-                                                  "--seconds", "1.5", "--launch", "steam:570"],
-                                                 environment: host.kioskEnvironment)
+        let run = try Self.connect(host, ["--seconds", "1.5", "--launch", "steam:570"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("launch: asking \(host.address) to start steam:570"), "\(run.stderr)")
         #expect(run.stderr.contains("steam:570 did not start on \(host.address): Steam is not running."), "\(run.stderr)")
@@ -32,9 +35,7 @@ struct LaunchExecutableTests {
     @Test func aDesktopSessionAsksForNoTitleAndHearsNoOutcome() throws {
         let host = try TestHostProcess(["--frames", "30", "--max-seconds", "8", "--launch-outcome", "spawned"], name: "launch-none")
         defer { host.stop() }
-        let run = try PairingExecutableTests.run(TestHostProcess.kiosk,
-                                                 ["connect", host.address, "--headless", "--fp", host.fingerprint, "--seconds", "1"],
-                                                 environment: host.kioskEnvironment)
+        let run = try Self.connect(host, ["--seconds", "1"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stderr.contains("started"), "\(run.stderr)")
         let log = host.stop()
@@ -45,10 +46,7 @@ struct LaunchExecutableTests {
     @Test func withoutTheLaunchGrantTheSessionEndsWithOneSentenceAndStatusOne() throws {
         let host = try TestHostProcess(["--frames", "30", "--max-seconds", "8", "--grants", "\(0xFF & ~0x20)"], name: "launch-denied")
         defer { host.stop() }
-        let run = try PairingExecutableTests.run(TestHostProcess.kiosk,
-                                                 ["connect", host.address, "--headless", "--fp", host.fingerprint,
-                                                  "--seconds", "3", "--launch", "steam:570"],
-                                                 environment: host.kioskEnvironment)
+        let run = try Self.connect(host, ["--seconds", "3", "--launch", "steam:570"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("has not given this device the launch permission"), "\(run.stderr)")
         #expect(run.stdout.isEmpty, "no stream ran: \(run.stdout)")
@@ -58,10 +56,7 @@ struct LaunchExecutableTests {
         let host = try TestHostProcess(["--frames", "30", "--max-seconds", "4"], name: "launch-long")
         defer { host.stop() }
         let long = "steam:" + String(repeating: "7", count: 123)   // 129 bytes
-        let run = try PairingExecutableTests.run(TestHostProcess.kiosk,
-                                                 ["connect", host.address, "--headless", "--fp", host.fingerprint,
-                                                  "--seconds", "1", "--launch", long],
-                                                 environment: host.kioskEnvironment)
+        let run = try Self.connect(host, ["--seconds", "1", "--launch", long])
         #expect(run.status != 0)
         #expect(run.stderr.contains("is 129 bytes; a host takes at most 128"), "\(run.stderr)")
         let log = host.stop()
