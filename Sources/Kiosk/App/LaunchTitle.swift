@@ -24,7 +24,7 @@ public struct LaunchTitle: Sendable, Equatable {
         let bytes = id.utf8.count
         if bytes == 0 { return "The launch id is empty; give a library id such as steam:570." }
         if bytes > ClientHello.launchMaxBytes {
-            return "The launch id \"\(id.pfTruncated(toCharacters: 40))…\" is \(bytes) bytes; a host takes at most \(ClientHello.launchMaxBytes) (UTF-8)."
+            return "The launch id \"\(id.prefix(40))…\" is \(bytes) bytes; a host takes at most \(ClientHello.launchMaxBytes) (UTF-8)."
         }
         if id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "The launch id holds a control character; give a library id such as steam:570."
@@ -43,25 +43,17 @@ public struct LaunchTitle: Sendable, Equatable {
 
     /// The config's form of a pinned title: `ID | NAME` (without ` | NAME`, the name is the id).
     public init?(configValue: String) {
-        let trimmed = configValue.trimmingWhitespace()
-        guard let bar = trimmed.range(of: Self.separator) else {
-            self.init(id: trimmed)
-            return
-        }
-        self.init(id: String(trimmed[..<bar.lowerBound]).trimmingWhitespace(), name: String(trimmed[bar.upperBound...]))
+        let parts = Self.configParts(configValue)
+        self.init(id: parts.id, name: parts.name)
     }
 
     /// `init(configValue:)`'s input for this title.
     public var configValue: String { name == id ? id : id + Self.separator + name }
 
-    /// The id part of a config value (what `problem(id:)` judges when `init(configValue:)` fails).
-    static func configID(_ value: String) -> String {
+    /// A config value split at the first ` | `: the id, and the name (nil without one), trimmed.
+    static func configParts(_ value: String) -> (id: String, name: String?) {
         let trimmed = value.trimmingWhitespace()
-        return trimmed.range(of: separator).map { String(trimmed[..<$0.lowerBound]).trimmingWhitespace() } ?? trimmed
+        guard let bar = trimmed.range(of: separator) else { return (trimmed, nil) }
+        return (String(trimmed[..<bar.lowerBound]).trimmingWhitespace(), String(trimmed[bar.upperBound...]))
     }
-}
-
-extension String {
-    /// At most `n` characters.
-    func pfTruncated(toCharacters n: Int) -> String { count <= n ? self : String(prefix(n)) }
 }

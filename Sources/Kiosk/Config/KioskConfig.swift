@@ -233,7 +233,7 @@ public struct KioskConfig: Sendable, Equatable {
                 host.launch = value
             case "title":
                 guard let title = LaunchTitle(configValue: value) else {
-                    return "host \(id): title must be a library id, then | and its name (steam:570 | Dota 2). \(LaunchTitle.problem(id: LaunchTitle.configID(value)) ?? "")"
+                    return "host \(id): title must be a library id, then | and its name (steam:570 | Dota 2). \(LaunchTitle.problem(id: LaunchTitle.configParts(value).id) ?? "")"
                 }
                 host.titles.removeAll { $0.id == title.id }
                 host.titles.append(title)
