@@ -21,12 +21,15 @@ stamp=$(git log -1 --format=%cd --date=format:%Y%m%d 2>/dev/null || date +%Y%m%d
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 version="0.1.0+git${stamp}.${commit}"
 
+# The release build of the test command (Tests/tools/test.sh), same scratch path and flags: after
+# it this only links.
+release=(swift build -c release --static-swift-stdlib)
 if [ -n "${PF_DEB_BINARY:-}" ]; then
   binary="$PF_DEB_BINARY"   # a binary built elsewhere (quick packaging checks)
 else
-  echo "build-deb: swift build -c release --static-swift-stdlib --product punktfunk-kiosk" >&2
-  swift build -c release --static-swift-stdlib --product punktfunk-kiosk --scratch-path "$out/swift" >&2
-  binary="$out/swift/release/punktfunk-kiosk"
+  echo "build-deb: ${release[*]} --product punktfunk-kiosk" >&2
+  "${release[@]}" --product punktfunk-kiosk >&2
+  binary="$("${release[@]}" --show-bin-path)/punktfunk-kiosk"
 fi
 
 stage="$out/root"
@@ -44,10 +47,10 @@ done
 # The man page, generated from the command definitions by swift-argument-parser's manual generator
 # (the `generate-manual` tool its GenerateManual plugin runs; built here from the resolved package,
 # offline), run on the binary being packaged: punktfunk-kiosk.1 with every subcommand in it.
-echo "build-deb: swift build -c release --product generate-manual" >&2
-swift build -c release --product generate-manual --scratch-path "$out/swift" >&2
+echo "build-deb: ${release[*]} --product generate-manual" >&2
+"${release[@]}" --product generate-manual >&2
 rm -rf "$out/man" && mkdir -p "$out/man"
-"$out/swift/release/generate-manual" "$binary" --output-directory "$out/man" \
+"$("${release[@]}" --show-bin-path)/generate-manual" "$binary" --output-directory "$out/man" \
   --date "$(date -u -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)" +%Y-%m-%d)" \
   --authors "punktfunk-kiosk authors<kiosk@punktfunk.invalid>" >&2
 install -d "$stage/usr/share/man/man1"

@@ -18,11 +18,11 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(control-stream host-datagram client-datagram media-receiver fec-round-trip hevc-annexb audio-decode dns cec feedback recovery edid eld)
 fi
 mkdir -p "$scratch/artifacts"
-for t in "${targets[@]}"; do
-  corpus="$scratch/corpus/$t"
+# One target: its corpus, its seeds, its log; prints one line, returns non-zero on a finding.
+fuzz_one() {
+  local t=$1 corpus="$scratch/corpus/$1" seeds="Tests/Fixtures/fuzz-seeds/$1" start execs
+  local extra=()
   mkdir -p "$corpus"
-  seeds="Tests/Fixtures/fuzz-seeds/$t"
-  extra=()
   [ -d "$seeds" ] && extra+=("$seeds")
   start=$(date +%s)
   if ! PF_FUZZ_TARGET="$t" "$bin" -runs="$runs" -seed=1 -max_len=4096 -max_total_time=300 \
@@ -30,8 +30,26 @@ for t in "${targets[@]}"; do
         > "$scratch/$t.log" 2>&1; then
     tail -n 60 "$scratch/$t.log" >&2
     echo "fuzz: $t FAILED (log: $scratch/$t.log)" >&2
-    exit 1
+    return 1
   fi
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$scratch/$t.log" | grep -o '[0-9]*$' || echo "?")
   echo "fuzz: $t ok — $execs executions in $(( $(date +%s) - start )) s"
+}
+# The targets run side by side, one per core (each is one single-threaded process with its own
+# corpus directory and log); any finding fails the script once all have ended.
+slots=$(nproc)
+failed=0
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$slots" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit $failed

@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 Tests/tools/install-deps.sh
+# The VM harness's two guests are built while SwiftPM compiles; the harness (last) waits for them.
+mkdir -p .build-vm
+Tests/vm/prepare.sh > .build-vm/prepare.log 2>&1 &
+vm_prepare=$!
 swift build --build-tests
 Tests/tools/fuzz.sh
 swift test --skip-build --skip RateScenarioTests
@@ -13,11 +17,14 @@ swift test --skip-build --skip RateScenarioTests
 # relay or the kiosk into arrival gaps the loop reads as outages.
 swift test --skip-build --filter RateScenarioTests
 Tests/aarch64/run.sh     # the C targets built for AArch64 (SwiftPM and gcc), the NEON FEC kernel bit-exact under qemu-aarch64-static
-# The release kiosk for the Wayland harness's timing cases (pacing, CPU-scaled pictures) and the
-# VM harness (which finds it built).
-swift build -c release --product punktfunk-kiosk
-swift build -c release --product pf-testhost
-swift build -c release --product pf-relay       # the VM harness's loss check: the lossy UDP relay between pf-testhost and the kiosk
+# The release kiosk for the Wayland harness's timing cases (pacing, CPU-scaled pictures), the
+# Debian package and the VM harness (which find it built): one build, as the package ships it
+# (Swift runtime linked in), so the harnesses test the binary users get. Every release build here
+# takes the same flags: another flag set would compile every module again.
+swift build -c release --static-swift-stdlib --product punktfunk-kiosk
+swift build -c release --static-swift-stdlib --product pf-testhost
+swift build -c release --static-swift-stdlib --product pf-relay   # the VM harness's loss check: the lossy UDP relay between pf-testhost and the kiosk
 PF_WL_KIOSK=.build/release/punktfunk-kiosk Tests/wayland/run.sh   # headless sway, weston, cage, KWin, mutter (as the test user wltest when root); about four minutes
 Tests/tools/build-deb.sh --check   # the Debian package: lintian (no errors), systemd-analyze verify on the unit, desktop-file-validate, no keyboard/mouse uaccess in its udev rules
-Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot (builds a release kiosk)
+wait "$vm_prepare" || echo "test: preparing the VM guests failed (.build-vm/prepare.log); the VM harness builds them again" >&2
+Tests/vm/run.sh          # KMS glass/pacing/restore/probe checks in one QEMU boot, then the v4l2 boot (the release builds above)

@@ -4,7 +4,8 @@
 # check in a second, short boot of the backports 6.12 kernel with visl (run-v4l2.sh). Prints one
 # PASS/FAIL line per check with its figures and exits non-zero if any check fails or a VM cannot
 # run.
-#   PF_VM_KIOSK   kiosk binary to test (default: .build/release/punktfunk-kiosk, built here). Release,
+#   PF_VM_KIOSK   kiosk binary to test (default: .build/release/punktfunk-kiosk, built here as the
+#                 test command and the package build it: release, Swift runtime linked in). Release,
 #                 because under TCG a debug build presents ~7 frames/s, far below the 60 Hz pacing needs
 #   PF_VM_CACHE   cache directory (default .build-vm in the repository; gitignored)
 #   PF_VM_TIMEOUT VM wall-clock limit in seconds (default 900)
@@ -26,22 +27,22 @@ for tool in qemu-system-x86_64 busybox cpio depmod modprobe ffmpeg gcc python3 t
   command -v "$tool" >/dev/null || fail "$tool not installed (Tests/tools/install-deps.sh installs the harness packages)"
 done
 if [ -z "${PF_VM_KIOSK:-}" ]; then
-  echo "vm-harness: swift build -c release --product punktfunk-kiosk" >&2
-  (cd "$repo" && swift build -c release --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
+  echo "vm-harness: swift build -c release --static-swift-stdlib --product punktfunk-kiosk" >&2
+  (cd "$repo" && swift build -c release --static-swift-stdlib --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
 fi
 kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
 [ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
 # the input, audio and autoconnect checks' host (PF_VM_TESTHOST: a pf-testhost binary to use instead of building one)
 if [ -z "${PF_VM_TESTHOST:-}" ]; then
-  echo "vm-harness: swift build -c release --product pf-testhost" >&2
-  (cd "$repo" && swift build -c release --product pf-testhost >&2) || fail "building the release pf-testhost failed"
+  echo "vm-harness: swift build -c release --static-swift-stdlib --product pf-testhost" >&2
+  (cd "$repo" && swift build -c release --static-swift-stdlib --product pf-testhost >&2) || fail "building the release pf-testhost failed"
 fi
 testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
 [ -x "$testhost" ] || fail "pf-testhost binary $testhost not found"
 # the loss check's lossy UDP relay (PF_VM_RELAY: a pf-relay binary to use instead of building one)
 if [ -z "${PF_VM_RELAY:-}" ]; then
-  echo "vm-harness: swift build -c release --product pf-relay" >&2
-  (cd "$repo" && swift build -c release --product pf-relay >&2) || fail "building the release pf-relay failed"
+  echo "vm-harness: swift build -c release --static-swift-stdlib --product pf-relay" >&2
+  (cd "$repo" && swift build -c release --static-swift-stdlib --product pf-relay >&2) || fail "building the release pf-relay failed"
 fi
 relay=$(realpath -m "${PF_VM_RELAY:-$repo/.build/release/pf-relay}")
 [ -x "$relay" ] || fail "pf-relay binary $relay not found"

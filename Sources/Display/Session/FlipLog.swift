@@ -15,10 +15,22 @@ public final class FlipLog {
 
     deinit { close() }
 
-    /// `{"seq":S,"flip_ns":T,"frame":n,"ready_ns":R,"commit_ns":C,"pts_ns":P}` — P is the
-    /// picture's pts (a session's: the host capture time on the host's realtime clock).
-    public func flip(sequence: UInt32, flipNs: UInt64, frame: UInt64, readyNs: UInt64, commitNs: UInt64, ptsNs: Int64) {
-        write("{\"seq\":\(sequence),\"flip_ns\":\(flipNs),\"frame\":\(frame),\"ready_ns\":\(readyNs),\"commit_ns\":\(commitNs),\"pts_ns\":\(ptsNs)}\n")
+    /// `{"seq":S,"flip_ns":T,"frame":n,"ready_ns":R,"commit_ns":C,"pts_ns":P,"commit_call_ns":K,"event_ns":E,
+    /// "asleep_ns":A,"commit_asleep_ns":…,"commit_due_ns":…,"commit_woke_ns":…}` — C is when the
+    /// atomic commit returned and K when the presenter called it (C − K: the kernel held the
+    /// call, as it does while an earlier commit's work is unfinished); P is the picture's pts (a
+    /// session's: the host capture time on the host's realtime clock); E is when the presenter's
+    /// poll returned with the flip's event and A when that poll began (A ≤ T: the presenter was
+    /// waiting when the vblank came, so E − T is the kernel's and the scheduler's delay, not its
+    /// own work); the commit fields are the blocking poll the commit followed (began, asked to
+    /// end by, returned), absent when none did. All CLOCK_MONOTONIC ns.
+    public func flip(_ r: FlipRecord) {
+        var line = "{\"seq\":\(r.sequence),\"flip_ns\":\(r.flipNs),\"frame\":\(r.frame),\"ready_ns\":\(r.readyNs),"
+            + "\"commit_ns\":\(r.commitNs),\"pts_ns\":\(r.ptsNs),\"commit_call_ns\":\(r.commitCallNs),\"event_ns\":\(r.event.wokeNs),\"asleep_ns\":\(r.event.asleepNs)"
+        if let w = r.commitWake {
+            line += ",\"commit_asleep_ns\":\(w.asleepNs),\"commit_due_ns\":\(w.dueNs),\"commit_woke_ns\":\(w.wokeNs)"
+        }
+        write(line + "}\n")
     }
 
     /// `{"summary":true,"committed":…,"dropped":…,"repeats":…,"latch_misses":…,"flips":…,
@@ -38,4 +50,27 @@ public final class FlipLog {
         fputs(line, f)
         fflush(f)
     }
+}
+
+/// One presenter sleep in poll: when it began, the time its timeout asked to be woken by, and
+/// when it returned (CLOCK_MONOTONIC ns).
+public struct PollWake: Sendable {
+    public var asleepNs: UInt64
+    public var dueNs: UInt64
+    public var wokeNs: UInt64
+}
+
+/// A flip-log line: one completed flip and the times of the frame it showed.
+public struct FlipRecord: Sendable {
+    public var sequence: UInt32
+    public var flipNs: UInt64
+    public var frame: UInt64
+    public var readyNs: UInt64
+    public var commitCallNs: UInt64
+    public var commitNs: UInt64
+    public var ptsNs: Int64
+    /// The poll that returned with this flip's event.
+    public var event: PollWake
+    /// The blocking poll the frame's commit followed, if any.
+    public var commitWake: PollWake?
 }

@@ -62,8 +62,11 @@ public final class PresentLoop {
     /// time (CLOCK_MONOTONIC ns). The stats overlay counts it here.
     public var onShown: ((_ frame: UInt64, _ flipNs: UInt64, _ readyNs: UInt64) -> Void)?
 
-    /// (readyNs, commitNs, pts) by frame id while the frame is between ready and its flip.
-    private var times: [UInt64: (ready: UInt64, commit: UInt64, pts: Int64)] = [:]
+    /// (readyNs, when the commit was called and when it returned, pts, the blocking poll the
+    /// commit followed) by frame id while the frame is between ready and its flip.
+    private var times: [UInt64: (ready: UInt64, call: UInt64, commit: UInt64, pts: Int64, wake: PollWake?)] = [:]
+    /// The last poll that could block (a timeout above 0) since the last commit, for the flip log.
+    private var lastBlockingWake: PollWake?
     /// VT signals that arrived during a checkpoint pause, handled first thing by the next
     /// iteration (the kernel holds the switch until then).
     private var deferredSignals: [SignalWatch.Event] = []
@@ -172,11 +175,15 @@ public final class PresentLoop {
                 switch pacer.next(nowNs: now) {
                 case .commit(let f):
                     do {
+                        let call = MonotonicClock.nowNs()
                         try presenter.commit(frame: f.id)
                         let t = MonotonicClock.nowNs()
                         lastCommitNs = t
                         pacer.committed(f, nowNs: t)
-                        times[f.id, default: (f.readyNs, 0, 0)].commit = t
+                        times[f.id, default: (f.readyNs, 0, 0, 0, nil)].commit = t
+                        times[f.id]?.call = call
+                        times[f.id]?.wake = lastBlockingWake
+                        lastBlockingWake = nil
                         consecutiveFailures = 0
                     } catch {
                         pacer.commitFailed(f, nowNs: MonotonicClock.nowNs())
@@ -222,7 +229,7 @@ public final class PresentLoop {
                             }
                             let ready = MonotonicClock.nowNs()
                             pacer.frameReady(PacedFrame(id: f.index, readyNs: ready))
-                            times[f.index] = (ready, 0, f.frame.pts)
+                            times[f.index] = (ready, 0, 0, f.frame.pts, nil)
                             produced += 1
                             lastProduced = f.index
                             if f.firstPass, checkpointPictures.contains(f.indexInPass) { hold = (f.index, f.indexInPass) }
@@ -281,7 +288,11 @@ public final class PresentLoop {
         for (i, fd) in sourceWakeDescriptors.enumerated() { fds[2 + i] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
         let watched = displayWatch.map { $0.descriptor >= 0 } ?? false
         if let watch = displayWatch, watched { fds[2 + wakes] = pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0) }
+        let asleepNs = MonotonicClock.nowNs()
         _ = pf_poll_ns(fds, UInt(2 + wakes + (watched ? 1 : 0)), Int64(timeoutNs))
+        let wokeNs = MonotonicClock.nowNs()
+        let wake = PollWake(asleepNs: asleepNs, dueNs: asleepNs &+ timeoutNs, wokeNs: wokeNs)
+        if timeoutNs > 0 { lastBlockingWake = wake }
         for i in 0..<wakes where fds[2 + i].revents & Int16(POLLIN) != 0 {
             var counter: UInt64 = 0
             _ = read(fds[2 + i].fd, &counter, 8)
@@ -300,7 +311,8 @@ public final class PresentLoop {
             lastShown = shown
             if let t = times.removeValue(forKey: shown) {
                 let flipNs = e.timestampNs == 0 ? now : e.timestampNs
-                flipLog?.flip(sequence: e.sequence, flipNs: flipNs, frame: shown, readyNs: t.ready, commitNs: t.commit, ptsNs: t.pts)
+                flipLog?.flip(FlipRecord(sequence: e.sequence, flipNs: flipNs, frame: shown, readyNs: t.ready, commitCallNs: t.call,
+                                         commitNs: t.commit, ptsNs: t.pts, event: wake, commitWake: t.wake))
                 onShown?(shown, flipNs, t.ready)
             }
             if let h = hold, h.id == shown {
