@@ -8,10 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 runs="${PF_FUZZ_RUNS:-100000}"
-scratch=.build-fuzz
-swift build -c release --scratch-path "$scratch" --product punktfunk-fuzz \
-  -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -use-ld=lld >&2
-bin="$scratch/release/punktfunk-fuzz"
+scratch=.build-fuzz   # corpora, logs, artifacts
+# Built in the package's own .build with the release flags of the test command (Tests/tools/test.sh)
+# plus the sanitizer's: the C targets (BoringSSL above all) are compiled once for both, and only
+# the Swift modules differ — the next plain release build compiles those again, uninstrumented.
+release=(swift build -c release --static-swift-stdlib)
+"${release[@]}" --product punktfunk-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xswiftc -use-ld=lld >&2
+bin="$("${release[@]}" --show-bin-path)/punktfunk-fuzz"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -20,7 +20,8 @@ Tests/aarch64/run.sh     # the C targets built for AArch64 (SwiftPM and gcc), th
 # The release kiosk for the Wayland harness's timing cases (pacing, CPU-scaled pictures), the
 # Debian package and the VM harness (which find it built): one build, as the package ships it
 # (Swift runtime linked in), so the harnesses test the binary users get. Every release build here
-# takes the same flags: another flag set would compile every module again.
+# takes the same flags (fuzz.sh adds only swiftc's): another flag set would compile every module,
+# BoringSSL's C included, again. After fuzz.sh only the Swift modules are compiled again here.
 swift build -c release --static-swift-stdlib --product punktfunk-kiosk
 swift build -c release --static-swift-stdlib --product pf-testhost
 swift build -c release --static-swift-stdlib --product pf-relay   # the VM harness's loss check: the lossy UDP relay between pf-testhost and the kiosk
