@@ -26,26 +26,23 @@ fail() { echo "FAIL vm-harness: $*"; exit 1; }
 for tool in qemu-system-x86_64 busybox cpio depmod modprobe ffmpeg gcc python3 tesseract cec-ctl cec-compliance; do
   command -v "$tool" >/dev/null || fail "$tool not installed (Tests/tools/install-deps.sh installs the harness packages)"
 done
-if [ -z "${PF_VM_KIOSK:-}" ]; then
-  echo "vm-harness: swift build -c release --static-swift-stdlib --product punktfunk-kiosk" >&2
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product punktfunk-kiosk >&2) || fail "building the release kiosk failed"
-fi
-kiosk=$(realpath -m "${PF_VM_KIOSK:-$repo/.build/release/punktfunk-kiosk}")
-[ -x "$kiosk" ] || fail "kiosk binary $kiosk not found"
+# release_binary NAME VAR PRODUCT: sets NAME to the absolute path of the binary $VAR names, else
+# of PRODUCT built here with the test command's release flags (Tests/tools/test.sh: found built)
+release_binary() {
+  local given=${!2:-} path
+  if [ -z "$given" ]; then
+    echo "vm-harness: swift build -c release --static-swift-stdlib --product $3" >&2
+    (cd "$repo" && swift build -c release --static-swift-stdlib --product "$3" >&2) || fail "building the release $3 failed"
+  fi
+  path=$(realpath -m "${given:-$repo/.build/release/$3}")
+  [ -x "$path" ] || fail "$3 binary $path not found"
+  printf -v "$1" '%s' "$path"
+}
+release_binary kiosk PF_VM_KIOSK punktfunk-kiosk
 # the input, audio and autoconnect checks' host (PF_VM_TESTHOST: a pf-testhost binary to use instead of building one)
-if [ -z "${PF_VM_TESTHOST:-}" ]; then
-  echo "vm-harness: swift build -c release --static-swift-stdlib --product pf-testhost" >&2
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product pf-testhost >&2) || fail "building the release pf-testhost failed"
-fi
-testhost=$(realpath -m "${PF_VM_TESTHOST:-$repo/.build/release/pf-testhost}")
-[ -x "$testhost" ] || fail "pf-testhost binary $testhost not found"
+release_binary testhost PF_VM_TESTHOST pf-testhost
 # the loss check's lossy UDP relay (PF_VM_RELAY: a pf-relay binary to use instead of building one)
-if [ -z "${PF_VM_RELAY:-}" ]; then
-  echo "vm-harness: swift build -c release --static-swift-stdlib --product pf-relay" >&2
-  (cd "$repo" && swift build -c release --static-swift-stdlib --product pf-relay >&2) || fail "building the release pf-relay failed"
-fi
-relay=$(realpath -m "${PF_VM_RELAY:-$repo/.build/release/pf-relay}")
-[ -x "$relay" ] || fail "pf-relay binary $relay not found"
+release_binary relay PF_VM_RELAY pf-relay
 
 kver=$("$here/kernel-version.sh")
 mkdir -p "$cache"

@@ -62,9 +62,17 @@ public final class PresentLoop {
     /// time (CLOCK_MONOTONIC ns). The stats overlay counts it here.
     public var onShown: ((_ frame: UInt64, _ flipNs: UInt64, _ readyNs: UInt64) -> Void)?
 
-    /// (readyNs, when the commit was called and when it returned, pts, the blocking poll the
-    /// commit followed) by frame id while the frame is between ready and its flip.
-    private var times: [UInt64: (ready: UInt64, call: UInt64, commit: UInt64, pts: Int64, wake: PollWake?)] = [:]
+    /// A frame's times between ready and its flip (CLOCK_MONOTONIC ns): ready, when its commit was
+    /// called and when it returned (0 before), its pts, and the blocking poll the commit followed.
+    private struct FrameTimes {
+        var ready: UInt64
+        var pts: Int64
+        var call: UInt64 = 0
+        var commit: UInt64 = 0
+        var wake: PollWake?
+    }
+    /// By frame id.
+    private var times: [UInt64: FrameTimes] = [:]
     /// The last poll that could block (a timeout above 0) since the last commit, for the flip log.
     private var lastBlockingWake: PollWake?
     /// VT signals that arrived during a checkpoint pause, handled first thing by the next
@@ -180,9 +188,9 @@ public final class PresentLoop {
                         let t = MonotonicClock.nowNs()
                         lastCommitNs = t
                         pacer.committed(f, nowNs: t)
-                        times[f.id, default: (f.readyNs, 0, 0, 0, nil)].commit = t
-                        times[f.id]?.call = call
-                        times[f.id]?.wake = lastBlockingWake
+                        var entry = times[f.id] ?? FrameTimes(ready: f.readyNs, pts: 0)
+                        (entry.call, entry.commit, entry.wake) = (call, t, lastBlockingWake)
+                        times[f.id] = entry
                         lastBlockingWake = nil
                         consecutiveFailures = 0
                     } catch {
@@ -229,7 +237,7 @@ public final class PresentLoop {
                             }
                             let ready = MonotonicClock.nowNs()
                             pacer.frameReady(PacedFrame(id: f.index, readyNs: ready))
-                            times[f.index] = (ready, 0, 0, f.frame.pts, nil)
+                            times[f.index] = FrameTimes(ready: ready, pts: f.frame.pts)
                             produced += 1
                             lastProduced = f.index
                             if f.firstPass, checkpointPictures.contains(f.indexInPass) { hold = (f.index, f.indexInPass) }
