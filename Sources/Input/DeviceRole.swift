@@ -8,6 +8,9 @@ public enum DeviceRole: Sendable, Equatable {
     case mouse
     /// A multi-touch pointer surface that is not part of a pad (moves the pointer).
     case touchpad(x: AxisRange, y: AxisRange)
+    /// An absolute pointing device — a tablet, a single-touch screen, a VM's tablet: ABS_X/ABS_Y
+    /// give the pointer's place on the screen (BTN_TOUCH and the stylus buttons click).
+    case absolutePointer(x: AxisRange, y: AxisRange)
     /// A game controller (BTN_SOUTH / BTN_GAMEPAD, or an SDL mapping names it).
     case gamepad(PadDescription)
     /// A pad's touch surface node (DualSense): `controller` is the pad node's device id.

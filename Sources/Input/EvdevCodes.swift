@@ -13,6 +13,7 @@ public enum EV {
     public static let btnLeft = UInt16(BTN_LEFT), btnRight = UInt16(BTN_RIGHT), btnMiddle = UInt16(BTN_MIDDLE)
     public static let btnSide = UInt16(BTN_SIDE), btnExtra = UInt16(BTN_EXTRA)
     public static let btnTouch = UInt16(BTN_TOUCH)
+    public static let btnStylus = UInt16(BTN_STYLUS), btnStylus2 = UInt16(BTN_STYLUS2)
 
     public static let btnSouth = UInt16(BTN_SOUTH), btnEast = UInt16(BTN_EAST)
     /// 0x133: BTN_NORTH in gamepad.rst, BTN_X as xpad uses it.

@@ -7,7 +7,13 @@ import PunktfunkWire
 /// One open evdev node through libevdev: its identity, what it is, its reads (with SYN_DROPPED
 /// resync), the grab and force feedback. Used on the input thread only.
 final class EvdevDevice {
-    enum Kind: Equatable { case keyboard, mouse, touchpad, gamepad, motion, other }
+    enum Kind: Equatable {
+        case keyboard, mouse, touchpad, absolutePointer, gamepad, motion, other
+
+        /// A keyboard or a pointing device of the desk (not a pad): grabbed, and left to a
+        /// compositor's seat when one owns them.
+        var isKeyboardOrPointer: Bool { self == .keyboard || self == .mouse || self == .absolutePointer }
+    }
     enum Opened { case success(EvdevDevice), failure(String) }
 
     let node: InputNode
@@ -60,8 +66,11 @@ final class EvdevDevice {
         func has(_ type: Int32, _ code: Int32) -> Bool { libevdev_has_event_code(d, UInt32(type), UInt32(code)) == 1 }
         if libevdev_has_property(d, UInt32(INPUT_PROP_ACCELEROMETER)) == 1 { return .motion }
         if has(EV_KEY, BTN_SOUTH) { return .gamepad }
-        if has(EV_ABS, ABS_MT_POSITION_X), has(EV_KEY, BTN_TOUCH) { return .touchpad }
+        let direct = libevdev_has_property(d, UInt32(INPUT_PROP_DIRECT)) == 1
+        if !direct, has(EV_ABS, ABS_MT_POSITION_X), has(EV_KEY, BTN_TOUCH) { return .touchpad }
         if has(EV_REL, REL_X), has(EV_REL, REL_Y), has(EV_KEY, BTN_LEFT) { return .mouse }
+        // A tablet, a touchscreen, QEMU's usb-tablet: a position on the screen, and a way to click.
+        if has(EV_ABS, ABS_X), has(EV_ABS, ABS_Y), has(EV_KEY, BTN_LEFT) || has(EV_KEY, BTN_TOUCH) { return .absolutePointer }
         if has(EV_KEY, KEY_Q), has(EV_KEY, KEY_A), has(EV_KEY, KEY_Z), has(EV_KEY, KEY_SPACE) { return .keyboard }
         return .other
     }

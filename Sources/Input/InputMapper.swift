@@ -25,6 +25,9 @@ public final class InputMapper {
     public private(set) var counters = InputCounters()
     public private(set) var held = HeldState()
     public private(set) var policy: InputPolicy?
+    /// The host captured its pointer (0xD0's relative-mode hint, data-plane.md §7.3): absolute
+    /// pointers send their motion as deltas (`mouseMove`) instead of positions (`mouseMoveAbs`).
+    public private(set) var pointerCaptured = false
 
     /// Snapshot refresh period (data-plane.md §6.2), ns.
     public static let refreshNs: UInt64 = 100_000_000
@@ -81,6 +84,9 @@ public final class InputMapper {
     /// Sends to `next` from now on (a session attached or detached). Call `releaseAll()` on
     /// the old sink first when it still reaches its host.
     public func setSink(_ next: InputSink) { sink = next }
+
+    /// Whether the host has captured its pointer (the newest 0xD0 says; false without one).
+    public func setPointerCaptured(_ captured: Bool) { pointerCaptured = captured }
 
     // MARK: - Route
 
@@ -144,6 +150,14 @@ public final class InputMapper {
     /// (type, code, value) as they would arrive. Sticks and triggers are taken as they are (the
     /// next frame sends them); buttons already down are held back from the host until they are
     /// released — their press did not happen in the stream.
+    /// An absolute pointer's position when it came into use: its first motion is measured from
+    /// here (nothing is sent for it).
+    public func seedPosition(device id: Int, x: Int32, y: Int32) {
+        guard let d = devices[id], case .absolutePointer = d.role else { return }
+        d.absX = x; d.absY = y; d.lastX = x; d.lastY = y
+        d.hadPosition = true
+    }
+
     public func seedPad(device id: Int, events: [(UInt16, UInt16, Int32)]) {
         guard let d = devices[id], case .gamepad = d.role else { return }
         for (t, c, v) in events {
@@ -163,7 +177,7 @@ public final class InputMapper {
         case .keyboard:
             for vk in d.keysDown where held.key(vk: vk, down: false) { emit(.keyUp(vk: vk), reliable: true, grant: .keyboard) }
             keyboardChord.reset()
-        case .mouse, .touchpad:
+        case .mouse, .touchpad, .absolutePointer:
             for b in MouseButton.allCases where d.buttonsDown & (1 << UInt8(b.rawValue)) != 0 && held.mouseButton(b, down: false) {
                 emit(.mouseButtonUp(b), reliable: false, grant: .pointer)
             }
@@ -219,7 +233,7 @@ public final class InputMapper {
     private func key(_ d: Device, code: UInt16, value: Int32) {
         guard value != 2 else { return }     // autorepeat: the host repeats on its own
         switch d.role {
-        case .keyboard, .mouse, .touchpad:
+        case .keyboard, .mouse, .touchpad, .absolutePointer:
             d.pushEdge(code: code, down: value != 0)
         case .gamepad(let pad):
             if let b = pad.layout.button(forKey: code) {
@@ -271,7 +285,7 @@ public final class InputMapper {
                 case .rightTrigger: d.padState.rightTrigger = range.trigger(value)
                 }
             }
-        case .touchpad:
+        case .touchpad, .absolutePointer:
             if code == EV.absX { d.absX = value; d.absXSeen = true } else if code == EV.absY { d.absY = value; d.absYSeen = true }
         case .padTouchpad:
             d.touch(code: code, value: value)
@@ -299,6 +313,7 @@ public final class InputMapper {
         case .keyboard: flushKeys(d)
         case .mouse: flushMouse(d)
         case .touchpad(let rx, let ry): flushTouchpad(d, rx: rx, ry: ry)
+        case .absolutePointer(let rx, let ry): flushAbsolutePointer(d, rx: rx, ry: ry)
         case .gamepad: flushPad(d)
         case .padTouchpad(let controller, let rx, let ry): flushPadTouch(d, controller: controller, rx: rx, ry: ry)
         case .padMotion(let controller, let accel, let gyro): flushMotion(d, controller: controller, accel: accel, gyro: gyro)
@@ -331,8 +346,18 @@ public final class InputMapper {
         d.edgeCount = 0
     }
 
-    private func mouseButton(_ code: UInt16) -> MouseButton? {
-        switch code {
+    /// The button an evdev code is (an absolute pointer's touch or pen tip is the left button,
+    /// its stylus buttons the right and middle ones).
+    private func mouseButton(_ code: UInt16, absolute: Bool) -> MouseButton? {
+        if absolute {
+            switch code {
+            case EV.btnTouch: return .left
+            case EV.btnStylus: return .right
+            case EV.btnStylus2: return .middle
+            default: break
+            }
+        }
+        return switch code {
         case EV.btnLeft: .left
         case EV.btnRight: .right
         case EV.btnMiddle: .middle
@@ -346,6 +371,10 @@ public final class InputMapper {
         if d.dx != 0 || d.dy != 0 { emit(.mouseMove(dx: d.dx, dy: d.dy), reliable: false, grant: .pointer) }
         d.dx = 0; d.dy = 0
         flushButtons(d)
+        flushWheels(d)
+    }
+
+    private func flushWheels(_ d: Device) {
         // A hi-res wheel reports both; the hi-res units (120 per detent) are the finer truth.
         let v = d.hasHiRes ? d.wheelHiRes : d.wheel &* 120
         let h = d.hasHiRes ? d.hwheelHiRes : d.hwheel &* 120
@@ -355,9 +384,10 @@ public final class InputMapper {
     }
 
     private func flushButtons(_ d: Device) {
+        let isAbsolute = if case .absolutePointer = d.role { true } else { false }
         for i in 0..<d.edgeCount {
             let (code, down) = d.edges[i]
-            guard let b = mouseButton(code) else { continue }
+            guard let b = mouseButton(code, absolute: isAbsolute) else { continue }
             let bit = UInt8(1) << UInt8(b.rawValue)
             d.buttonsDown = down ? d.buttonsDown | bit : d.buttonsDown & ~bit
             if allowed(.pointer), held.mouseButton(b, down: down) {
@@ -383,6 +413,53 @@ public final class InputMapper {
     public func pointerAbsolute(x: Int32, y: Int32, width: Int, height: Int) {
         guard let w = UInt16(exactly: width), let h = UInt16(exactly: height), w > 0, h > 0 else { return }
         emit(.mouseMoveAbs(x: x, y: y, referenceWidth: w, referenceHeight: h), reliable: false, grant: .pointer)
+    }
+
+    /// An absolute pointer's frame: while the host's pointer is free its position goes as
+    /// `mouseMoveAbs` on its own range (the range is the reference surface, so the host spreads it
+    /// over its screen); while the host has captured its pointer, the motion since the previous
+    /// position goes as `mouseMove`, the whole range spanning the host's width and height (the
+    /// fractions are carried). Then its buttons, then its wheels.
+    private func flushAbsolutePointer(_ d: Device, rx: AxisRange, ry: AxisRange) {
+        if d.absXSeen || d.absYSeen {
+            if pointerCaptured {
+                if d.hadPosition {
+                    let mx = Self.pixelsPerUnit(rx, policy?.hostWidth ?? 0), my = Self.pixelsPerUnit(ry, policy?.hostHeight ?? 0)
+                    d.carryX += Double(Int64(d.absX) - Int64(d.lastX)) * mx
+                    d.carryY += Double(Int64(d.absY) - Int64(d.lastY)) * my
+                    let wx = d.carryX.rounded(.towardZero), wy = d.carryY.rounded(.towardZero)
+                    d.carryX -= wx; d.carryY -= wy
+                    if wx != 0 || wy != 0 {
+                        emit(.mouseMove(dx: Int32(clamping: Int64(wx)), dy: Int32(clamping: Int64(wy))), reliable: false, grant: .pointer)
+                    }
+                }
+            } else if let x = Self.onReference(d.absX, rx), let y = Self.onReference(d.absY, ry) {
+                emit(.mouseMoveAbs(x: x.value, y: y.value, referenceWidth: x.size, referenceHeight: y.size),
+                     reliable: false, grant: .pointer)
+            }
+            d.lastX = d.absX; d.lastY = d.absY
+            d.hadPosition = true
+            d.absXSeen = false; d.absYSeen = false
+        }
+        flushButtons(d)
+        flushWheels(d)
+    }
+
+    /// `v` on a reference surface of `r`'s extent (`max − min + 1` units; a range wider than a
+    /// u16 is scaled down to 65535), clamped into it. nil for a range of one value or none.
+    static func onReference(_ v: Int32, _ r: AxisRange) -> (value: Int32, size: UInt16)? {
+        let span = Int64(r.maximum) - Int64(r.minimum) + 1
+        guard span > 1 else { return nil }
+        let offset = min(max(Int64(v) - Int64(r.minimum), 0), span - 1)
+        if span <= 65535 { return (Int32(offset), UInt16(span)) }
+        return (Int32(offset * 65535 / span), 65535)
+    }
+
+    /// Host pixels per device unit when `r` spans `pixels` (1 when the host's size is unknown).
+    static func pixelsPerUnit(_ r: AxisRange, _ pixels: Int) -> Double {
+        let span = Int64(r.maximum) - Int64(r.minimum)
+        guard span > 0, pixels > 0 else { return 1 }
+        return Double(pixels) / Double(span)
     }
 
     /// A touchpad moves the pointer by finger travel: 1 mm → `touchpadPixelsPerMM` px (a range

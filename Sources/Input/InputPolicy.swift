@@ -14,11 +14,17 @@ public struct InputPolicy: Sendable, Equatable {
     /// The pad kind the hello asked for and the one the host resolved (motion gate).
     public var askedPadKind: GamepadKind
     public var resolvedPadKind: GamepadKind
+    /// The host's output in pixels (the ServerHello's mode; 0 when unknown): an absolute
+    /// pointer's whole range spans it when its motion goes as deltas.
+    public var hostWidth: Int
+    public var hostHeight: Int
 
     public init(grants: AccessGrants = .all, gamepadSnapshots: Bool = true, reliableKeyEdges: Bool = true,
-                normalisedScroll: Bool = true, askedPadKind: GamepadKind = .auto, resolvedPadKind: GamepadKind = .auto) {
+                normalisedScroll: Bool = true, askedPadKind: GamepadKind = .auto, resolvedPadKind: GamepadKind = .auto,
+                hostWidth: Int = 0, hostHeight: Int = 0) {
         self.grants = grants; self.gamepadSnapshots = gamepadSnapshots; self.reliableKeyEdges = reliableKeyEdges
         self.normalisedScroll = normalisedScroll; self.askedPadKind = askedPadKind; self.resolvedPadKind = resolvedPadKind
+        self.hostWidth = hostWidth; self.hostHeight = hostHeight
     }
 
     /// The policy a ServerHello implies.
@@ -26,7 +32,8 @@ public struct InputPolicy: Sendable, Equatable {
         let f = serverHello.features
         self.init(grants: serverHello.grants.normalized, gamepadSnapshots: f.hostCaps.contains(.gamepadState),
                   reliableKeyEdges: f.hostCaps2.contains(.inputEdges), normalisedScroll: f.hostCaps2.contains(.scroll),
-                  askedPadKind: askedPadKind, resolvedPadKind: serverHello.gamepad)
+                  askedPadKind: askedPadKind, resolvedPadKind: serverHello.gamepad,
+                  hostWidth: Int(serverHello.mode.width), hostHeight: Int(serverHello.mode.height))
     }
 }
 

@@ -55,6 +55,8 @@ public final class InputService: @unchecked Sendable {
     private var pendingPolicy: InputPolicy??
     private var pendingGrants: AccessGrants?
     private var pendingFeedback: [HostDatagram] = []
+    /// The host's pointer capture as the newest 0xD0 says, and whether the input thread has it.
+    private var hostCaptured = false, hostCapturedChanged = false
     /// Seat events (`seat(_:)`) not yet applied, in arrival order.
     private var pendingSeat: [SeatEvent] = []
     /// Seat events dropped because the input thread fell this far behind.
@@ -164,6 +166,11 @@ public final class InputService: @unchecked Sendable {
     public func feedback(_ datagram: HostDatagram) {
         switch datagram {
         case .rumble, .hidOutput: post { if pendingFeedback.count < 256 { pendingFeedback.append(datagram) } }
+        case .cursor(let state):
+            // Once per captured frame: the input thread hears only a change.
+            let captured = state.flags.contains(.relativeHint)
+            guard lock.withLock({ captured != hostCaptured }) else { return }
+            post { hostCaptured = captured; hostCapturedChanged = true }
         default: break
         }
     }
@@ -337,6 +344,11 @@ public final class InputService: @unchecked Sendable {
                 }
                 return (service.pendingPolicy, service.pendingGrants, service.pendingFeedback, service.stopRequested)
             }
+            let captured = service.lock.withLock { () -> Bool? in
+                defer { service.hostCapturedChanged = false }
+                return service.hostCapturedChanged ? service.hostCaptured : nil
+            }
+            if let captured { mapper.setPointerCaptured(captured) }
             let cecCommands = service.lock.withLock { () -> [CECCommand] in
                 defer { service.pendingCEC.removeAll(keepingCapacity: true) }
                 return service.pendingCEC
@@ -396,12 +408,15 @@ public final class InputService: @unchecked Sendable {
             case .failure(let why): if !padsOnly { say(why) }; return
             }
             if padsOnly && device.kind != .gamepad { return }
-            if !service.options.evdevKeyboardsAndMice, device.kind == .keyboard || device.kind == .mouse { return }
+            if !service.options.evdevKeyboardsAndMice, device.kind.isKeyboardOrPointer { return }
             let group = node.groupKey
             let role: DeviceRole
             switch device.kind {
             case .keyboard: role = .keyboard
             case .mouse: role = .mouse
+            case .absolutePointer:
+                role = .absolutePointer(x: device.range(EV.absX) ?? AxisRange(minimum: 0, maximum: 1),
+                                        y: device.range(EV.absY) ?? AxisRange(minimum: 0, maximum: 1))
             case .gamepad:
                 var desc = device.padDescription()
                 let guid = SDLMapping.guid(bustype: device.bustype, vendor: device.vendor, product: device.product,
@@ -439,9 +454,14 @@ public final class InputService: @unchecked Sendable {
             byNode[node.devnode] = id
             let rc = pf_epoll_add(epoll, device.fd, UInt64(id + 2))
             if rc < 0 { say("cannot watch \(node.devnode): \(String(cString: strerror(-rc)))") }
-            if service.options.grab, device.kind == .keyboard || device.kind == .mouse, let why = device.grab(true) { say(why) }
+            if service.options.grab, device.kind.isKeyboardOrPointer, let why = device.grab(true) { say(why) }
             mapper.add(device: id, role: role)
             navigation.add(device: id, role: role)
+            if case .absolutePointer = role {
+                mapper.seedPosition(device: id, x: device.value(abs: EV.absX), y: device.value(abs: EV.absY))
+                navigation.handle(device: id, type: EV.abs, code: EV.absX, value: device.value(abs: EV.absX))
+                navigation.handle(device: id, type: EV.abs, code: EV.absY, value: device.value(abs: EV.absY))
+            }
             if case .gamepad(let pad) = role {
                 var state: [(UInt16, UInt16, Int32)] = []
                 for code in device.sdlButtonCodes() where device.isDown(code) { state.append((EV.key, code, 1)) }
@@ -487,6 +507,7 @@ public final class InputService: @unchecked Sendable {
             case .keyboard: "keyboard"
             case .mouse: "mouse"
             case .touchpad: "touchpad"
+            case .absolutePointer: "pointer at absolute positions (tablet, touchscreen)"
             case .gamepad(let p): "gamepad (\(p.kind.name))"
             case .padTouchpad: "pad touchpad"
             case .padMotion: "pad motion sensor"
@@ -527,6 +548,8 @@ public final class InputService: @unchecked Sendable {
         func letGoOfSession() {
             mapper.releaseAll()
             mapper.setPolicy(nil)
+            mapper.setPointerCaptured(false)
+            service.lock.withLock { service.hostCaptured = false; service.hostCapturedChanged = false }
             mapper.setSink(DetachedSink())
             feedback.reset(devices: self)
         }

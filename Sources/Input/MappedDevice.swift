@@ -25,9 +25,11 @@ extension InputMapper {
         var hasHiRes = false
         var scroll = ScrollAccumulator()
 
-        // Touchpad (pointer)
+        // Touchpad and absolute pointer: the position now and at the last frame.
         var absX: Int32 = 0, absY: Int32 = 0, lastX: Int32 = 0, lastY: Int32 = 0
         var absXSeen = false, absYSeen = false, touchDown = false, hadPosition = false
+        /// Absolute pointer: host pixels of motion not yet sent (under one).
+        var carryX = 0.0, carryY = 0.0
 
         // Pad
         var padState = PadWireState()

@@ -6,6 +6,9 @@ public enum NavigationEvent: Sendable, Equatable {
     case key(NavigationKey, pressed: Bool, from: DeviceFamily)
     /// A mouse moved by (dx, dy) counts (relative, the device's own units).
     case pointerMoved(dx: Int32, dy: Int32)
+    /// An absolute pointing device put the pointer at (x, y): fractions of the screen's width and
+    /// height, 0…1 from the top left.
+    case pointerPlaced(x: Double, y: Double)
     /// The mouse's left button: point at what is under the pointer, then confirm (on press).
     case click(pressed: Bool)
     /// A press came from a device of another family than the last press (glyphs follow it).
@@ -55,7 +58,7 @@ public enum DeviceFamily: Sendable, Equatable {
     public static func of(_ role: DeviceRole) -> DeviceFamily? {
         switch role {
         case .keyboard: .keyboard
-        case .mouse, .touchpad: .mouse
+        case .mouse, .touchpad, .absolutePointer: .mouse
         case .gamepad(let pad):
             switch pad.kind {
             case .dualSense, .dualSenseEdge, .dualShock4: .playStationPad

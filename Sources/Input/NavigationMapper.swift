@@ -10,7 +10,9 @@ import PunktfunkWire
 ///   left stick move. The stick is a direction only past `stickPress` and stays one until it
 ///   falls under `stickRelease` (hysteresis: a stick resting near the threshold gives no chatter).
 /// - Mouse: motion moves the pointer, the left button clicks, the right button is Back, each wheel
-///   detent is an up or down press and release.
+///   detent is an up or down press and release. An absolute pointer (tablet, touchscreen) puts the
+///   pointer at its place on the screen (its range spans the screen); its touch or tip clicks and
+///   its first stylus button is Back.
 ///
 /// Routes: events are only emitted while the route is `.shell`. A press made while the route was
 /// `.host` is never acted on — not its release either, even if it comes in the shell. Leaving the
@@ -45,6 +47,8 @@ public final class NavigationMapper {
         var shift = 0, ctrl = 0, alt = 0
         /// Mouse: motion and wheel of this frame.
         var dx: Int32 = 0, dy: Int32 = 0, wheel: Int32 = 0
+        /// Absolute pointer: its position now, and whether it changed this frame.
+        var absX: Int32 = 0, absY: Int32 = 0, placed = false
         var buttons: UInt64 = 0
 
         init(role: DeviceRole, family: DeviceFamily) { self.role = role; self.family = family }
@@ -110,7 +114,7 @@ public final class NavigationMapper {
                 if let key = Self.padKey(bit: bit, layout: pad.layout) { emit(.key(key, pressed: false, from: d.family)) }
             }
             d.inShell = 0
-        case .mouse, .touchpad:
+        case .mouse, .touchpad, .absolutePointer:
             if d.inShell & 1 != 0 { emit(.click(pressed: false)) }
             if d.inShell & 2 != 0 { emit(.key(.back, pressed: false, from: .mouse)) }
             d.inShell = 0
@@ -129,6 +133,14 @@ public final class NavigationMapper {
         case .gamepad(let pad):
             padEvent(d, pad, type: type, code: code, value: value)
         case .mouse, .touchpad:
+            mouse(d, type: type, code: code, value: value)
+        case .absolutePointer(let rx, let ry):
+            if type == EV.abs {
+                if code == EV.absX { d.absX = value; d.placed = true } else if code == EV.absY { d.absY = value; d.placed = true }
+            } else if type == EV.syn, code == EV.synReport, d.placed {
+                d.placed = false
+                if route == .shell { emit(.pointerPlaced(x: Self.fraction(d.absX, rx), y: Self.fraction(d.absY, ry))) }
+            }
             mouse(d, type: type, code: code, value: value)
         case .padTouchpad, .padMotion:
             break
@@ -238,6 +250,9 @@ public final class NavigationMapper {
             switch code {
             case EV.btnLeft: bit = 1
             case EV.btnRight: bit = 2
+            case EV.btnTouch, EV.btnStylus:
+                guard case .absolutePointer = d.role else { return }
+                bit = code == EV.btnTouch ? 1 : 2
             default: return
             }
             d.buttons = value != 0 ? d.buttons | bit : d.buttons & ~bit
@@ -246,6 +261,12 @@ public final class NavigationMapper {
         default:
             break
         }
+    }
+
+    /// `v`'s place in `r`, 0…1 (a degenerate range is the middle).
+    static func fraction(_ v: Int32, _ r: AxisRange) -> Double {
+        guard r.maximum > r.minimum else { return 0.5 }
+        return min(1, max(0, Double(Int64(v) - Int64(r.minimum)) / Double(Int64(r.maximum) - Int64(r.minimum))))
     }
 
     private func mouseFrame(_ d: Device) {

@@ -21,10 +21,13 @@ public import Input
 /// - Streaming (`setCapture(true)`) with keyboard focus: the client pointer (XI2, async, every
 ///   pointer event to our window) and its paired keyboard (async, owner events) are grabbed, so the
 ///   pointer and the window manager's shortcuts are ours; XI_RawMotion is selected on the root and
-///   `.pointerLocked(true)` is sent. From then on RawMotion's raw (unaccelerated) x/y valuators
-///   become `.relativeMotion`, and absolute motion is not forwarded (the host gets relative counts
-///   only, as under a Wayland pointer lock). The pointer is not confined or warped: raw motion
-///   keeps coming at the screen's edge.
+///   `.pointerLocked(true)` is sent. From then on RawMotion becomes `.relativeMotion` and absolute
+///   motion is not forwarded (the host gets relative counts only, as under a Wayland pointer
+///   lock): a relative device's raw (unaccelerated) x/y valuators are the motion; an absolute
+///   device's (a tablet, a touchscreen, a VM's tablet, Xwayland's pointer) are places, and the
+///   motion is the change since its previous event, its range spanning the screen
+///   (`RawMotionReader`; which valuators, and their modes, XIQueryDevice says once per device and
+///   grab). The pointer is not confined or warped: raw motion keeps coming at the screen's edge.
 /// - Wheel: each button 4–7 press counts, also those XI 2.1 flags as emulated from a smooth-scroll
 ///   valuator (the valuators themselves are not read), so hi-res wheels arrive as whole detents.
 ///
@@ -60,6 +63,11 @@ public final class X11Seat {
     /// Pointer grabbed and raw motion selected: relative motion is forwarded, absolute is not.
     private(set) var locked = false
     private var mayGrabAtom: xcb_atom_t?
+    /// Per source device (XI id), its x/y valuators as XIQueryDevice described them this grab.
+    private var valuators: [UInt16: PointerValuators] = [:]
+    private var rawMotion = RawMotionReader()
+    /// The root window's size in pixels, read at each grab (an absolute device's range spans it).
+    private var rootSize = (width: 0, height: 0)
     private var destroyed = false
 
     /// The XI2 events selected on our window (bit n = XI event type n).
@@ -167,12 +175,18 @@ public final class X11Seat {
             let words = Int(xcb_input_raw_button_press_valuator_mask_length(e))
             let count = Int(xcb_input_raw_button_press_axisvalues_raw_length(e))
             guard let maskBase = xcb_input_raw_button_press_valuator_mask(e),
-                  let valueBase = xcb_input_raw_button_press_axisvalues_raw(e) else { return }
+                  let valueBase = xcb_input_raw_button_press_axisvalues(e),
+                  let rawBase = xcb_input_raw_button_press_axisvalues_raw(e) else { return }
             let mask = UnsafeBufferPointer(start: maskBase, count: words)
-            let values = UnsafeBufferPointer(start: valueBase, count: count).map {
-                XInputMapping.double(integral: $0.integral, frac: $0.frac)
+            func doubles(_ base: UnsafePointer<xcb_input_fp3232_t>) -> [Double] {
+                UnsafeBufferPointer(start: base, count: count).map { XInputMapping.double(integral: $0.integral, frac: $0.frac) }
             }
-            guard let d = XInputMapping.rawMotion(mask: mask, values: values), d.dx != 0 || d.dy != 0 else { return }
+            let source = e.pointee.sourceid
+            let axes = valuators[source] ?? describe(source)
+            guard let d = rawMotion.motion(source: source, axes: axes, mask: mask, values: doubles(valueBase),
+                                           rawValues: doubles(rawBase), screenWidth: rootSize.width,
+                                           screenHeight: rootSize.height),
+                  d.dx != 0 || d.dy != 0 else { return }
             onEvent(.relativeMotion(dx: d.dx, dy: d.dy))
         default:
             break
@@ -248,6 +262,12 @@ public final class X11Seat {
         }
         pointerGrabbed = pStatus == 0
         if pointerGrabbed {
+            valuators.removeAll()
+            rawMotion.reset()
+            if let g = xcb_get_geometry_reply(connection, xcb_get_geometry(connection, root), nil) {
+                rootSize = (Int(g.pointee.width), Int(g.pointee.height))
+                free(g)
+            }
             select(on: root, mask: Self.rawMotionEvents)
             locked = true
             if !pointerFocus, let p = pointerInWindow() {
@@ -314,6 +334,40 @@ public final class X11Seat {
             xcb_input_xi_device_info_next(&it)
         }
         return nil
+    }
+
+    /// Device `id`'s x/y valuators (XIQueryDevice: its valuator classes and their labels), kept for
+    /// this grab. A device the server does not describe reads as relative valuators 0 and 1.
+    private func describe(_ id: UInt16) -> PointerValuators {
+        var found: [PointerValuators.Valuator] = []
+        if let r = xcb_input_xi_query_device_reply(connection, xcb_input_xi_query_device(connection, id), nil) {
+            defer { free(r) }
+            let devices = xcb_input_xi_query_device_infos_iterator(r)
+            if devices.rem > 0 {
+                var classes = xcb_input_xi_device_info_classes_iterator(devices.data)
+                while classes.rem > 0 {
+                    if classes.data.pointee.type == UInt16(XCB_INPUT_DEVICE_CLASS_TYPE_VALUATOR.rawValue) {
+                        let v = UnsafeRawPointer(classes.data).assumingMemoryBound(to: xcb_input_valuator_class_t.self).pointee
+                        found.append(PointerValuators.Valuator(
+                            number: Int(v.number), label: atomName(v.label), absolute: v.mode == UInt8(XCB_INPUT_VALUATOR_MODE_ABSOLUTE.rawValue),
+                            minimum: XInputMapping.double(integral: v.min.integral, frac: v.min.frac),
+                            maximum: XInputMapping.double(integral: v.max.integral, frac: v.max.frac)))
+                    }
+                    xcb_input_device_class_next(&classes)
+                }
+            }
+        }
+        let axes = found.isEmpty ? PointerValuators.relative : PointerValuators(valuators: found)
+        valuators[id] = axes
+        return axes
+    }
+
+    private func atomName(_ atom: xcb_atom_t) -> String? {
+        guard atom != 0, let r = xcb_get_atom_name_reply(connection, xcb_get_atom_name(connection, atom), nil) else { return nil }
+        defer { free(r) }
+        let n = Int(xcb_get_atom_name_name_length(r))
+        guard let p = xcb_get_atom_name_name(r) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
     /// `_XWAYLAND_MAY_GRAB_KEYBOARD` to the root for our window (data[0] = 1): Xwayland lets an X

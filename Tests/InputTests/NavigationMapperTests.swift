@@ -174,6 +174,22 @@ import PunktfunkWire
         #expect(heard.take() == [.key(.down, pressed: true, from: .mouse), .key(.down, pressed: false, from: .mouse),
                                  .key(.down, pressed: true, from: .mouse), .key(.down, pressed: false, from: .mouse)])
     }
+
+    @Test func anAbsolutePointerPlacesTheShellsPointerAndItsTouchClicks() {
+        let (m, heard) = mapper()
+        m.add(device: 6, role: .absolutePointer(x: AxisRange(minimum: 0, maximum: 32767), y: AxisRange(minimum: 0, maximum: 32767)))
+        for (c, v) in [(EV.absX, Int32(32767)), (EV.absY, Int32(8192))] { m.handle(device: 6, type: EV.abs, code: c, value: v) }
+        m.handle(device: 6, type: EV.syn, code: EV.synReport, value: 0)
+        press(m, 6, EV.btnTouch, true)
+        press(m, 6, EV.btnTouch, false)
+        press(m, 6, EV.btnStylus, true)
+        #expect(heard.keys() == [.pointerPlaced(x: 1, y: 8192.0 / 32767), .click(pressed: true), .click(pressed: false),
+                                 .key(.back, pressed: true, from: .mouse)])
+        m.setRoute(.host)   // the press made in the shell is released on the way out
+        m.handle(device: 6, type: EV.abs, code: EV.absX, value: 0)
+        m.handle(device: 6, type: EV.syn, code: EV.synReport, value: 0)
+        #expect(heard.keys() == [.key(.back, pressed: false, from: .mouse)])
+    }
 }
 
 /// The host route's side of switching: the host holds nothing while the shell has the input,
@@ -265,4 +281,5 @@ extension HostRouteSwitchTests {
         m.tick(nowNs: 4_000_000_000)
         #expect(sink.events.filter { $0.kind == .gamepadArrival }.count == 3)
     }
+
 }

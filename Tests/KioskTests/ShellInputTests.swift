@@ -78,6 +78,20 @@ import PunktfunkSession
         #expect(feed.pointerX == 5 && feed.pointerY == 359)
     }
 
+    @Test func anAbsolutePointerPutsThePointerAtItsPlaceOnThePanel() {
+        var feed = ShellInputFeed()
+        let posted = Posted()
+        let post: (KioskEvent) -> Void = { posted.events.append($0) }
+        feed.setPanel(width: 1280, height: 720)
+        let t0: UInt64 = 1_000_000_000
+        feed.take(.pointerPlaced(x: 1, y: 0.5), now: t0, post: post)
+        #expect(posted.take() == [.pointer(PointerEvent(x: 1279, y: 360, action: .moved))])
+        feed.take(.pointerPlaced(x: 0, y: .nan), now: t0 + 20_000_000, post: post)
+        #expect(posted.take().isEmpty, "a place that is not a number is ignored")
+        feed.take(.pointerPlaced(x: 0, y: 1), now: t0 + 30_000_000, post: post)
+        #expect(posted.take() == [.pointer(PointerEvent(x: 0, y: 719, action: .moved))])
+    }
+
     @Test func theControllersPageListsPadsAndIdentifiesTheFocusedOne() {
         var m = KioskMachine(policy: KioskPolicy(afterJob: .returnToHosts), hosts: [])
         _ = m.handle(.started(StartReport(display: .glass(name: "HDMI-A-1 1920x1080@60"), knownHosts: KnownHosts())), now: 0)

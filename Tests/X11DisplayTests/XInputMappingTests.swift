@@ -104,16 +104,75 @@ import Input
 
     // MARK: Raw motion
 
+    /// A mouse's valuators as Xvfb's XTEST pointer and Xwayland's relative pointer describe them.
+    let mouse = PointerValuators(valuators: [.init(number: 0, label: "Rel X", absolute: false, minimum: -1, maximum: -1),
+                                             .init(number: 1, label: "Rel Y", absolute: false, minimum: -1, maximum: -1)])
+
     @Test func rawValuesFollowTheMaskInValuatorOrder() {
         // XI2proto.txt RawEvent: valuators_len mask words, then one FP3232 per set bit, lowest first.
-        #expect(XInputMapping.rawMotion(mask: [0b11], values: [5, -3])! == (5, -3))
-        #expect(XInputMapping.rawMotion(mask: [0b10], values: [7])! == (0, 7))
-        #expect(XInputMapping.rawMotion(mask: [0b01], values: [-2.5])! == (-2.5, 0))
-        #expect(XInputMapping.rawMotion(mask: [0b1101], values: [4, 9, 1])! == (4, 0))   // valuators 2, 3: scroll
-        #expect(XInputMapping.rawMotion(mask: [0b111], values: [1, 2, 3])! == (1, 2))
-        #expect(XInputMapping.rawMotion(mask: [0b1100], values: [1, 1]) == nil)           // no x, no y
-        #expect(XInputMapping.rawMotion(mask: [0, 0b11], values: [1, 1]) == nil)          // valuators 32, 33
-        #expect(XInputMapping.rawMotion(mask: [], values: []) == nil)
-        #expect(XInputMapping.rawMotion(mask: [0b11], values: [1]) == nil)                // fewer values than bits
+        func motion(_ mask: [UInt32], _ raw: [Double]) -> (dx: Double, dy: Double)? {
+            var r = RawMotionReader()
+            return r.motion(source: 4, axes: mouse, mask: mask, values: raw.map { $0 * 3 }, rawValues: raw,
+                            screenWidth: 1280, screenHeight: 720)
+        }
+        #expect(motion([0b11], [5, -3])! == (5, -3))          // the raw (unaccelerated) values, not the transformed ones
+        #expect(motion([0b10], [7])! == (0, 7))
+        #expect(motion([0b01], [-2.5])! == (-2.5, 0))
+        #expect(motion([0b1101], [4, 9, 1])! == (4, 0))        // valuators 2, 3: scroll
+        #expect(motion([0b111], [1, 2, 3])! == (1, 2))
+        #expect(motion([0b1100], [1, 1]) == nil)               // no x, no y
+        #expect(motion([0, 0b11], [1, 1]) == nil)              // valuators 32, 33
+        #expect(motion([], []) == nil)
+        #expect(motion([0b11], [1]) == nil)                    // fewer values than bits
+    }
+
+    @Test func xAndYAreChosenByLabelThenByNumber() {
+        // SDL's rule: "Rel X", else "Abs X", else the first valuators.
+        let tablet = PointerValuators(valuators: [
+            .init(number: 0, label: "Abs Pressure", absolute: true, minimum: 0, maximum: 65535),
+            .init(number: 1, label: "Abs X", absolute: true, minimum: 0, maximum: 262_143),
+            .init(number: 2, label: "Abs Y", absolute: true, minimum: 0, maximum: 262_143)])
+        #expect(tablet.x == .init(number: 1, absolute: true, minimum: 0, maximum: 262_143))
+        #expect(tablet.y == .init(number: 2, absolute: true, minimum: 0, maximum: 262_143))
+        let unlabelled = PointerValuators(valuators: [.init(number: 0, label: nil, absolute: true, minimum: 0, maximum: 99),
+                                                      .init(number: 1, label: nil, absolute: true, minimum: 0, maximum: 49)])
+        #expect(unlabelled.x?.number == 0 && unlabelled.y?.number == 1 && unlabelled.x?.absolute == true)
+        #expect(mouse.x?.number == 0 && mouse.y?.number == 1 && mouse.x?.absolute == false && mouse.y?.absolute == false)
+    }
+
+    @Test func anAbsoluteDeviceMovesByTheChangeOfItsPlaceSpreadOverTheScreen() {
+        // Xwayland's own pointer (xwayland-input.c xwl_pointer_proc): "Abs X"/"Abs Y", 0…0xFFFF,
+        // Absolute; its events' transformed values are in those units.
+        let xwayland = PointerValuators(valuators: [.init(number: 0, label: "Abs X", absolute: true, minimum: 0, maximum: 65535),
+                                                    .init(number: 1, label: "Abs Y", absolute: true, minimum: 0, maximum: 65535),
+                                                    .init(number: 2, label: "Rel Horiz Wheel", absolute: false),
+                                                    .init(number: 3, label: "Rel Vert Wheel", absolute: false)])
+        var r = RawMotionReader()
+        func move(_ source: UInt16, _ x: Double, _ y: Double) -> (dx: Double, dy: Double)? {
+            // raw values are what the server was given (screen pixels for Xwayland): never read for an absolute axis
+            r.motion(source: source, axes: xwayland, mask: [0b11], values: [x, y], rawValues: [-1, -1],
+                     screenWidth: 1280, screenHeight: 720)
+        }
+        #expect(move(6, 32768, 32768) == nil)                  // its first place: no jump
+        let d = move(6, 32768 + 6553.5, 32768 - 13107)!       // a tenth of the width right, a fifth of the height up
+        #expect(abs(d.dx - 128) < 1e-9 && abs(d.dy + 144) < 1e-9)
+        #expect(move(7, 100, 100) == nil)                      // another device has its own previous place
+        let e = move(6, 32768 + 6553.5, 32768 - 13107)!        // the same place: no motion
+        #expect(e == (0, 0))
+        r.reset()
+        #expect(move(6, 0, 0) == nil)                          // after a new grab: a first place again
+        // Only y present: x keeps its previous place.
+        let only = r.motion(source: 6, axes: xwayland, mask: [0b10], values: [65535], rawValues: [0],
+                            screenWidth: 1280, screenHeight: 720)!
+        #expect(only.dx == 0 && abs(only.dy - 720) < 1e-9)
+    }
+
+    @Test func anAbsoluteValuatorWithoutARangeCountsUnitsAsPixels() {
+        let bare = PointerValuators(x: .init(number: 0, absolute: true, minimum: 0, maximum: 0),
+                                    y: .init(number: 1, absolute: true, minimum: 0, maximum: 0))
+        var r = RawMotionReader()
+        _ = r.motion(source: 9, axes: bare, mask: [0b11], values: [10, 10], rawValues: [0, 0], screenWidth: 1280, screenHeight: 720)
+        #expect(r.motion(source: 9, axes: bare, mask: [0b11], values: [13, 6], rawValues: [0, 0],
+                         screenWidth: 1280, screenHeight: 720)! == (3, -4))
     }
 }

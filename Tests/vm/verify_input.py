@@ -76,9 +76,12 @@ def check_input(out, report):
     if keys != want_keys:
         problems.append(f"keys {keys} != {want_keys}")
 
-    # mouse: motion summed per frame, left click, one detent as normalised wheel scroll (v120 × 256)
-    mouse = [(e["kind"], e["code"], _i32(e["x"]), _i32(e["y"]), e["flags"]) for e in events if e["kind"] in (2, 4, 5, 6, 16)]
-    want_mouse = [(2, 0, 5, -3, 0), (4, 1, 0, 0, 0), (5, 1, 0, 0, 0), (16, 0, 30720, 0, 1)]
+    # mouse: motion summed per frame, left click, one detent as normalised wheel scroll (v120 × 256);
+    # then the tablet (QEMU's usb-tablet, 0…32767): its place as MouseMoveAbs (kind 3) on its own
+    # range as the reference surface (flags = ref_w << 16 | ref_h, data-plane.md §6.2), a left click
+    mouse = [(e["kind"], e["code"], _i32(e["x"]), _i32(e["y"]), e["flags"]) for e in events if e["kind"] in (2, 3, 4, 5, 6, 16)]
+    want_mouse = [(2, 0, 5, -3, 0), (4, 1, 0, 0, 0), (5, 1, 0, 0, 0), (16, 0, 30720, 0, 1),
+                  (3, 0, 16384, 8192, 32768 << 16 | 32768), (4, 1, 0, 0, 0), (5, 1, 0, 0, 0)]
     if mouse != want_mouse:
         problems.append(f"mouse {mouse} != {want_mouse}")
 
@@ -198,11 +201,18 @@ def check_input(out, report):
     chord = [(e["kind"], e["code"]) for e in _jsonl(os.path.join(out, "input-chord-host.jsonl")) if e.get("kind") in (0, 1)]
     chord_rc = open(os.path.join(out, "input-chord-kiosk.rc")).read().strip() if os.path.exists(os.path.join(out, "input-chord-kiosk.rc")) else "?"
     downs, ups = chord[:2], sorted(chord[2:])
+    # the tablet in the second session, after its host said (0xD0 relative-mode hint) that its
+    # pointer is captured: a tenth of the range right and up as one MouseMove, the range spanning
+    # the host's 1920×1080 (3277 · 1920 / 32767 = 192.01, 3277 · 1080 / 32767 = 108.006)
+    captured = [(e["kind"], _i32(e["x"]), _i32(e["y"])) for e in _jsonl(os.path.join(out, "input-chord-host.jsonl"))
+                if e.get("kind") in (2, 3)]
+    if captured != [(2, 192, -108)]:
+        problems.append(f"tablet with the host's pointer captured: host saw {captured}, want one MouseMove (2, 192, -108)")
     if downs != [(0, 0xA2), (0, 0xA4)] or ups != [(1, 0xA2), (1, 0xA4)] or chord_rc != "0":
         problems.append(f"escape chord: host saw {chord}, kiosk exit {chord_rc} (want Ctrl and Alt down then up, no Shift, no Q, exit 0)")
 
     if rc != "143":
         problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
     report(not problems, "input", "; ".join(problems) if problems else
-           f"{len(events)} input events (keys {len(keys)}, pad slots xbox {xslot} / DualSense {dslot}, replug kept the slot), "
+           f"{len(events)} input events (keys {len(keys)}, the tablet absolute then as deltas once captured, pad slots xbox {xslot} / DualSense {dslot}, replug kept the slot), "
            f"{len(ff)} FF records, {len(outputs)} USB / {len(bt)} Bluetooth DualSense output reports (CRC valid), nothing held after SIGTERM; the escape chord ended the second stream with nothing held")

@@ -56,12 +56,12 @@ struct ShellInputFeed {
         case .pointerMoved(let dx, let dy):
             pointerX = Int(clamping: Int64(pointerX) + Int64(dx))
             pointerY = Int(clamping: Int64(pointerY) + Int64(dy))
-            clamp()
-            if now >= lastMotionNs &+ Self.motionIntervalNs {
-                postMotion(now: now, post: post)
-            } else if motionDueNs == nil {
-                motionDueNs = lastMotionNs &+ Self.motionIntervalNs
-            }
+            moved(now: now, post: post)
+        case .pointerPlaced(let fx, let fy):
+            guard fx.isFinite, fy.isFinite else { return }
+            pointerX = Int((fx * Double(width - 1)).rounded())
+            pointerY = Int((fy * Double(height - 1)).rounded())
+            moved(now: now, post: post)
         case .click(let pressed):
             guard pressed else { return }
             motionDueNs = nil   // the click carries the position
@@ -76,6 +76,16 @@ struct ShellInputFeed {
             }
         case .switchConsole:
             break   // the runner's (ShellInput.onConsoleSwitch)
+        }
+    }
+
+    /// The pointer moved: posted now, or at the end of the motion interval.
+    private mutating func moved(now: UInt64, post: (KioskEvent) -> Void) {
+        clamp()
+        if now >= lastMotionNs &+ Self.motionIntervalNs {
+            postMotion(now: now, post: post)
+        } else if motionDueNs == nil {
+            motionDueNs = lastMotionNs &+ Self.motionIntervalNs
         }
     }
 

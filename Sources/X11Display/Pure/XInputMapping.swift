@@ -113,26 +113,4 @@ enum XInputMapping {
     static func double(integral: Int32, frac: UInt32) -> Double {
         Double(integral) + Double(frac) / 4_294_967_296
     }
-
-    // MARK: Raw events
-
-    /// A RawMotion's motion: `mask` (valuators_len CARD32s, bit n of word n div 32 set when
-    /// valuator n is present) and `values` (one per set bit, ascending valuator number — the
-    /// axisvalues_raw list). Valuator 0 is x, 1 is y (the X server's relative axes; a missing one
-    /// did not move). nil when neither is present (a scroll-only event) or the lists disagree.
-    static func rawMotion(mask: some Collection<UInt32>, values: some Collection<Double>) -> (dx: Double, dy: Double)? {
-        let present = mask.reduce(0) { $0 + $1.nonzeroBitCount }
-        guard present <= values.count else { return nil }
-        var dx: Double?, dy: Double?
-        var next = values.startIndex
-        for (w, word) in mask.enumerated() where word != 0 {
-            for bit in 0..<32 where word & (1 << UInt32(bit)) != 0 {
-                let valuator = w * 32 + bit
-                if valuator == 0 { dx = values[next] } else if valuator == 1 { dy = values[next] }
-                next = values.index(after: next)
-            }
-        }
-        guard dx != nil || dy != nil else { return nil }
-        return (dx ?? 0, dy ?? 0)
-    }
 }

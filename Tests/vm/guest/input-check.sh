@@ -1,9 +1,10 @@
 #!/bin/sh
 # The `input` check (sourced by checks.sh; POSIX sh, root in the guest). Real kernel devices:
-# inputtool makes a uinput keyboard, mouse and Xbox 360-style pad (force feedback) and two uhid
+# inputtool makes a uinput keyboard, mouse, tablet (QEMU's usb-tablet) and Xbox 360-style pad (force feedback) and two uhid
 # DualSenses (USB and Bluetooth descriptors) bound by hid-playstation; pf-testhost (release) serves a session on lo and logs every
 # input item it receives; the kiosk (`connect --headless`, input on by default) reads the devices.
-# Scripted: key, mouse, wheel and pad input; the host's rumble and DualSense output (pf-testhost
+# Scripted: key, mouse, wheel, tablet and pad input (the tablet again in a second session whose host
+# says its pointer is captured); the host's rumble and DualSense output (pf-testhost
 # --script); the DualSense unplugged mid-press and plugged back; SIGTERM with a key and a pad
 # button held. Evidence (verify.py judges): input-host.jsonl (host's input log), input-tool.jsonl
 # (FF uploads/plays, DualSense output reports), input-kiosk.{stderr,stdout,rc}, input-steps.log.
@@ -15,7 +16,7 @@ input_run() {
   "$INPUTTOOL" <&8 > "$O/$n-tool.jsonl" 2> "$O/$n-tool.stderr" &
   tool=$!
   say() { echo "$1" >&8; }
-  for d in kbd mouse pad ds dsbt; do say "create $d"; done
+  for d in kbd mouse tablet pad ds dsbt; do say "create $d"; done
   wait_for "$O/$n-tool.jsonl" '@@CREATED dsbt' 10 || echo "$n: inputtool did not create the DualSenses: $(cat "$O/$n-tool.stderr")"
   # hid-playstation binds within ~0.7 s; its touchpad and motion nodes come last
   i=0; while [ $i -lt 50 ] && ! ls /sys/bus/hid/devices/0005:054C:0CE6.*/input/input*/name 2>/dev/null | grep -q .; do sleep 0.1; i=$((i + 1)); done
@@ -49,6 +50,8 @@ EOS
   step keys;  ev kbd 1 30 1; ev kbd 0 0 0; ev kbd 1 30 0; ev kbd 0 0 0; sleep 0.4
   step mouse; ev mouse 2 0 5; ev mouse 2 1 -3; ev mouse 0 0 0; ev mouse 1 272 1; ev mouse 0 0 0
               ev mouse 1 272 0; ev mouse 0 0 0; ev mouse 2 8 1; ev mouse 2 11 120; ev mouse 0 0 0; sleep 0.4
+  step tablet; ev tablet 3 0 16384; ev tablet 3 1 8192; ev tablet 0 0 0; ev tablet 1 272 1; ev tablet 0 0 0
+               ev tablet 1 272 0; ev tablet 0 0 0; sleep 0.4
   step pad;   ev pad 1 304 1; ev pad 0 0 0; sleep 0.2; ev pad 3 0 32767; ev pad 0 0 0; sleep 0.2
               ev pad 1 304 0; ev pad 3 0 0; ev pad 0 0 0; sleep 0.4
   step ds;    say "ds 28 00 00"; sleep 0.3; say "ds 08 00 00"; sleep 0.4
@@ -65,9 +68,11 @@ EOS
   kill $host 2>/dev/null; wait $host
   # the escape chord: a second session; Ctrl+Alt+Shift+Q ends it (exit 0) on the last release.
   # Left Shift is still down from the SIGTERM step: held before the stream started, it is never
-  # sent, but it counts for the chord.
+  # sent, but it counts for the chord. Its host says from frame 15 that its pointer is captured
+  # (0xD0, flags visible | relative-mode hint): the tablet's motion then goes as deltas.
+  echo '{"frame":15,"datagram":"07d001000000030000000000000000"}' > "$O/$n-chord-script.jsonl"
   timeout 60 "$TESTHOST" --bind 127.0.0.1 --port $((port + 1)) --fps 30 --au-bytes 2000 --max-seconds 50 \
-    --input-log "$O/$n-chord-host.jsonl" > /dev/null 2> "$O/$n-chord-host.stderr" &
+    --input-log "$O/$n-chord-host.jsonl" --script "$O/$n-chord-script.jsonl" > /dev/null 2> "$O/$n-chord-host.stderr" &
   host=$!
   wait_for "$O/$n-chord-host.stderr" 'fingerprint' 20
   fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/$n-chord-host.stderr" | head -1)
@@ -75,6 +80,8 @@ EOS
     --headless --seconds 40 < /dev/null > "$O/$n-chord-kiosk.stdout" 2> "$O/$n-chord-kiosk.stderr" &
   kiosk=$!
   wait_for "$O/$n-chord-kiosk.stdout" '"second"' 40 || echo "$n: no stats line from the chord kiosk"
+  sleep 0.5
+  step tablet-captured; ev tablet 3 0 19661; ev tablet 3 1 4915; ev tablet 0 0 0; sleep 0.3
   step chord
   ev kbd 1 29 1; ev kbd 0 0 0; ev kbd 1 56 1; ev kbd 0 0 0; ev kbd 1 42 1; ev kbd 0 0 0; sleep 0.2
   ev kbd 1 16 1; ev kbd 0 0 0; sleep 0.2; ev kbd 1 16 0; ev kbd 0 0 0

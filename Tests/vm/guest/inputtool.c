@@ -1,11 +1,11 @@
 // inputtool: the input check's device side in the harness VM. Creates uinput devices (keyboard,
-// mouse, an Xbox 360-style pad with force feedback) and a uhid DualSense (USB, bound by the real
+// mouse, a tablet as QEMU's usb-tablet reports it, an Xbox 360-style pad with force feedback) and a uhid DualSense (USB, bound by the real
 // hid-playstation driver), injects the events the guest script asks for on stdin, and records
 // what comes back: FF uploads, erases, plays and stops on the pad, and every output report the
 // DualSense receives. Evidence: one JSON line per record on stdout.
 //
 // Commands (one per line on stdin):
-//   create kbd|mouse|pad|ds|dsbt  create the device ("@@CREATED <name>"); ds is a DualSense on USB,
+//   create kbd|mouse|tablet|pad|ds|dsbt  create the device ("@@CREATED <name>"); ds is a DualSense on USB,
 //                               dsbt one on Bluetooth (its own descriptor, reports 0x31 with CRC-32)
 //   destroy <name>              unplug it
 //   ev <name> TYPE CODE VALUE   write one input_event to a uinput device (SYN included by the caller)
@@ -41,9 +41,9 @@ static void hexout(const uint8_t *b, size_t n) {
 }
 
 // ---- uinput --------------------------------------------------------------------------------
-enum { KBD, MOUSE, PAD, NDEV };
-static const char *dev_names[NDEV] = {"kbd", "mouse", "pad"};
-static int ufd[NDEV] = {-1, -1, -1};
+enum { KBD, MOUSE, TABLET, PAD, NDEV };
+static const char *dev_names[NDEV] = {"kbd", "mouse", "tablet", "pad"};
+static int ufd[NDEV] = {-1, -1, -1, -1};
 
 static int ioc(int fd, unsigned long req, unsigned long arg) {
     int r = ioctl(fd, req, arg);
@@ -80,6 +80,19 @@ static int create_uinput(int which) {
         for (unsigned i = 0; i < sizeof keys / sizeof *keys; i++) ioctl(fd, UI_SET_KEYBIT, keys[i]);
         int rels[] = {REL_X, REL_Y, REL_WHEEL, REL_HWHEEL, REL_WHEEL_HI_RES, REL_HWHEEL_HI_RES};
         for (unsigned i = 0; i < sizeof rels / sizeof *rels; i++) ioctl(fd, UI_SET_RELBIT, rels[i]);
+    } else if (which == TABLET) {
+        // QEMU's usb-tablet (hw/input/hid.c, bound by hid-generic): ABS_X/ABS_Y 0…32767, three
+        // buttons, a wheel
+        strcpy(s.name, "QEMU QEMU USB Tablet");
+        s.id.vendor = 0x0627; s.id.product = 0x0001;
+        ioc(fd, UI_SET_EVBIT, EV_KEY);
+        ioc(fd, UI_SET_EVBIT, EV_ABS);
+        ioc(fd, UI_SET_EVBIT, EV_REL);
+        int keys[] = {BTN_LEFT, BTN_RIGHT, BTN_MIDDLE};
+        for (unsigned i = 0; i < sizeof keys / sizeof *keys; i++) ioctl(fd, UI_SET_KEYBIT, keys[i]);
+        ioctl(fd, UI_SET_ABSBIT, ABS_X); abs_setup(fd, ABS_X, 0, 32767);
+        ioctl(fd, UI_SET_ABSBIT, ABS_Y); abs_setup(fd, ABS_Y, 0, 32767);
+        ioctl(fd, UI_SET_RELBIT, REL_WHEEL);
     } else {
         strcpy(s.name, "Microsoft X-Box 360 pad");
         s.id.vendor = 0x045e; s.id.product = 0x028e; s.id.version = 0x0110;
