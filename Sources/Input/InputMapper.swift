@@ -28,6 +28,9 @@ public final class InputMapper {
     /// The host captured its pointer (0xD0's relative-mode hint, data-plane.md §7.3): absolute
     /// pointers send their motion as deltas (`mouseMove`) instead of positions (`mouseMoveAbs`).
     public private(set) var pointerCaptured = false
+    /// The pointer the box draws for the host (`HostPointer`): in its desktop mode a mouse's or a
+    /// touchpad's motion moves it and goes as `mouseMoveAbs` at its new place.
+    public weak var localPointer: LocalPointer?
 
     /// Snapshot refresh period (data-plane.md §6.2), ns.
     public static let refreshNs: UInt64 = 100_000_000
@@ -367,8 +370,20 @@ public final class InputMapper {
         }
     }
 
+    /// Relative motion of a mouse or touchpad: the box-drawn pointer's new place in its desktop
+    /// mode, else the counts.
+    private func move(dx: Int32, dy: Int32) {
+        // Only motion the host will get moves the drawn pointer (emit counts a drop).
+        let sendable = !inShell && policy?.grants.contains(.pointer) == true
+        if sendable, let p = localPointer?.move(dx: dx, dy: dy) {
+            emit(.mouseMoveAbs(x: p.x, y: p.y, referenceWidth: p.width, referenceHeight: p.height), reliable: false, grant: .pointer)
+        } else {
+            emit(.mouseMove(dx: dx, dy: dy), reliable: false, grant: .pointer)
+        }
+    }
+
     private func flushMouse(_ d: Device) {
-        if d.dx != 0 || d.dy != 0 { emit(.mouseMove(dx: d.dx, dy: d.dy), reliable: false, grant: .pointer) }
+        if d.dx != 0 || d.dy != 0 { move(dx: d.dx, dy: d.dy) }
         d.dx = 0; d.dy = 0
         flushButtons(d)
         flushWheels(d)
@@ -471,7 +486,7 @@ public final class InputMapper {
             let sx = rx.resolution > 0 ? Self.touchpadPixelsPerMM / Double(rx.resolution) : 1
             let sy = ry.resolution > 0 ? Self.touchpadPixelsPerMM / Double(ry.resolution) : 1
             let dx = Int32((Double(d.absX - d.lastX) * sx).rounded()), dy = Int32((Double(d.absY - d.lastY) * sy).rounded())
-            if dx != 0 || dy != 0 { emit(.mouseMove(dx: dx, dy: dy), reliable: false, grant: .pointer) }
+            if dx != 0 || dy != 0 { move(dx: dx, dy: dy) }
         }
         for i in 0..<d.edgeCount where d.edges[i].code == EV.btnTouch { d.touchDown = d.edges[i].down }
         d.hadPosition = d.touchDown

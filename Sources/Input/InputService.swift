@@ -68,6 +68,14 @@ public final class InputService: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
+    /// The pointer the box draws for the host: in its desktop mode mice and touchpads move it and
+    /// the host gets their motion as places (`InputMapper.localPointer`). Set before `start()`;
+    /// kept weakly (its owner keeps it).
+    public var localPointer: LocalPointer? {
+        get { mapper.localPointer }
+        set { mapper.localPointer = newValue }
+    }
+
     /// Called on the input thread when an escape chord fires.
     public var onEscape: () -> Void {
         get { mapper.onEscape }

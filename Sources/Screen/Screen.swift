@@ -82,6 +82,14 @@ public protocol Screen: AnyObject {
     /// The screen's own counters for the per-second JSON stats line, as one JSON object member
     /// (`"display":{…}`); nil when it keeps none there (KMS: its flip log). Presenting thread.
     var statsMember: String? { get }
+    /// Whether this screen can draw the host's pointer over a stream (the hello's
+    /// CLIENT_CAP_CURSOR): KMS with a cursor plane on its CRTC.
+    var canDrawPointer: Bool { get }
+    /// How the pointer is drawn, or why not (`plane 33 (64x64)`, `none (…)`).
+    var pointerRoute: String { get }
+    /// The host's pointer over the stream from the next commit on (nil: none drawn); a change
+    /// while no picture comes goes out by itself. Presenting thread.
+    func setPointer(_ pointer: ScreenPointer?)
     /// The host's HDR static metadata for the next commits (nil: SDR).
     func setHDRMetadata(_ metadata: HDRStaticMetadata?)
     /// Whether this screen can show HDR10 now, with the panel's metadata (ClientHello tag 13),
@@ -103,6 +111,9 @@ public protocol Screen: AnyObject {
 extension Screen {
     public var keyboardsAndMiceAreTheScreens: Bool { false }
     public var statsMember: String? { nil }
+    public var canDrawPointer: Bool { false }
+    public var pointerRoute: String { "none (this backend does not draw it yet)" }
+    public func setPointer(_ pointer: ScreenPointer?) {}
     public var hdrCapability: ScreenHDRCapability { .none(reason: "this screen cannot tell whether the panel shows HDR") }
 }
 
@@ -121,7 +132,7 @@ public struct StreamPresentation {
     /// stream paces itself and passes the screen's refresh.
     public var fps: Double
     public var followSchedule: Bool
-    /// Readable when the source has a new picture or the owner has news (eventfds; at most two).
+    /// Readable when the source has a new picture or the owner has news (eventfds; at most three).
     public var wakeDescriptors: [Int32]
     /// Once per pass of the loop, whatever woke it (keep it to a flag check when idle).
     public var onPass: (() -> Void)?

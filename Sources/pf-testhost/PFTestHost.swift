@@ -60,7 +60,7 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Length of that outage, seconds.") var blackoutSeconds = 3.0
     @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets), encoded once per period of the signal and replayed.") var audio = false
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
-    @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
+    @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL), cursor (HOST_CAP_CURSOR: forward the pointer to a client that draws it — a 16×16 magenta square moved by its input, 0xD0 with every frame); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
     @Option(help: "Access grants mask the ServerHello carries (255 = all). Without LAUNCH (0x20) a client hello naming a title (tag 8) is closed with 0x6A launch-not-permitted.") var grants: UInt32 = 255
     @Option(name: .customLong("launch-outcome"), help: "Answer a client hello naming a title (tag 8) with LaunchOutcome KIND[:MESSAGE] after Ready; KIND is spawned, adopted, adopted-unknown, refused, failed or sign-in-needed.")
     var launchOutcome: String?
@@ -303,8 +303,9 @@ struct PFTestHost: ParsableCommand {
             case "snapshots": options.hostCaps.insert(.gamepadState)
             case "edges": options.hostCaps2.insert(.inputEdges)
             case "scroll": options.hostCaps2.insert(.scroll)
+            case "cursor": options.hostCaps.insert(.cursor)
             case "none": break
-            default: throw ValidationError("--input-caps takes snapshots, edges, scroll or none")
+            default: throw ValidationError("--input-caps takes snapshots, edges, scroll, cursor or none")
             }
         }
         options.grants = AccessGrants(rawValue: grants)

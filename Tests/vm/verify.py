@@ -1814,6 +1814,9 @@ def main():
     if "input" in checks:
         from verify_input import check_input
         check_input(a.out, report)
+    if "pointer" in checks:
+        from verify_pointer import check_pointer
+        check_pointer(a.out, report)
     if "audio" in checks:
         check_audio(a.out)
         check_audio_surround(a.out)

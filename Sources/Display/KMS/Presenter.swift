@@ -106,6 +106,12 @@ public final class Presenter {
     private var pipeline: Pipeline?
     /// The stats overlay and its route (OverlayLayer.swift).
     private let overlay = OverlayLayer()
+    /// The host's pointer on the cursor plane (CursorLayer.swift); set at the end of `init`.
+    private var cursor: CursorLayer?
+    /// The pointer to draw (nil: none), in the video mode's pixels.
+    private var pointer: ScreenPointer?
+    /// The pointer's image at the scale last drawn (made again only when the shape or the scale changes).
+    private var scaledPointer: (serial: UInt32, source: CursorImage, scale: Double, image: CursorImage)?
     /// Slots of a replaced pipeline, kept until the next flip completes (one of them may be on screen).
     private var retired: [Slot] = []
     private var retiredBackground: DumbBuffer?
@@ -188,6 +194,7 @@ public final class Presenter {
             savedModeBlob = copy
             saved.replaceValue(object: crtc, property: original.id, with: UInt64(copy))
         }
+        cursor = CursorLayer(device: device, planes: usable, crtcIndex: index, planeProps: props)
     }
 
     deinit { shutdown() }
@@ -402,6 +409,7 @@ public final class Presenter {
         if let e = p.colour.encoding { req.add(video, "COLOR_ENCODING", e) }
         if let r = p.colour.range { req.add(video, "COLOR_RANGE", r) }
         overlay.addState(to: &req, crtc: crtc, modeset: modeset)
+        cursor?.addState(to: &req, crtc: crtc)
         guard modeset else { return }
         if let bgPlane = p.plan.backgroundPlane, let bg = p.background, let bp = planeProps[bgPlane] {
             let full = FixedPointRect(PixelRect(x: 0, y: 0, width: mode.width, height: mode.height))
@@ -410,8 +418,9 @@ public final class Presenter {
             req.add(bp, "CRTC_X", 0); req.add(bp, "CRTC_Y", 0)
             req.add(bp, "CRTC_W", UInt64(mode.width)); req.add(bp, "CRTC_H", UInt64(mode.height))
         }
-        // Everything else on this CRTC (cursor included) goes dark.
-        for other in planes where other.id != p.plan.plane && other.id != p.plan.backgroundPlane && other.id != overlay.planeID {
+        // Everything else on this CRTC goes dark (the cursor plane carries its own state).
+        for other in planes where other.id != p.plan.plane && other.id != p.plan.backgroundPlane && other.id != overlay.planeID
+            && other.id != cursor?.planeID {
             guard let op = planeProps[other.id] else { continue }
             req.add(op, "FB_ID", 0); req.add(op, "CRTC_ID", 0)
         }
@@ -527,12 +536,15 @@ public final class Presenter {
     /// ALLOW_MODESET and the full state when a modeset is due); the slot is queued.
     private func send(_ slot: Slot, of p: Pipeline, fence: Bool) throws(KMSError) {
         overlay.stage()
+        placePointer(on: p)
+        cursor?.stage(modeset: needsModeset)
         var req = try AtomicRequest()
         try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset, fence: fence)
         var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
         if needsModeset { flags |= CommitFlags.allowModeset }
-        do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); throw error }
+        do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); cursor?.commitFailed(); throw error }
         overlay.committed()
+        cursor?.committed()
         needsModeset = false
         overlayChanged = false
         queuedSlot = slot
@@ -577,6 +589,7 @@ public final class Presenter {
             currentSlot = q
             queuedSlot = nil
             overlay.flipCompleted()
+            cursor?.flipCompleted()
             if let previous, previous !== q, previous.releaseRequested {
                 free(previous)
             }
@@ -635,6 +648,7 @@ public final class Presenter {
         if poll(&pfd, 1, timeoutMs) > 0 { readFlips(into: &events, scratch: scratch) }
         queuedSlot = nil
         overlay.flipCompleted()
+        cursor?.flipCompleted()
     }
 
     /// The device fd for the caller's poll set (readable = flip events pending).
@@ -734,6 +748,7 @@ public final class Presenter {
         pipeline?.imports?.removeAll(); retiredImports?.removeAll()
         pipeline = nil; retired = []; retiredBackground = nil; retiredImports = nil
         overlay.releaseAll()
+        cursor?.releaseAll()
         device.destroyBlob(modeBlob)
         if let savedModeBlob { device.destroyBlob(savedModeBlob) }
         hdr.destroyBlob(device: device)
@@ -803,6 +818,60 @@ public final class Presenter {
             routeOverlay(p)
             needsModeset = true  // the plane set changes: every other plane's state goes out again
         }
+    }
+
+    // MARK: the host's pointer
+
+    /// Whether the CRTC has a cursor plane the host's pointer can be drawn on.
+    public var canDrawPointer: Bool { cursor?.planeID != nil }
+
+    /// How the pointer is drawn: "plane <id> (WxH)" or "none (<reason>)".
+    public var pointerRouteName: String {
+        guard let c = cursor else { return "none (no device)" }
+        if let id = c.planeID { return "plane \(id) (\(c.bufferWidth)x\(c.bufferHeight))" }
+        return "none (\(c.unavailableReason ?? "?"))"
+    }
+
+    /// The host's pointer to draw from the next commit on (nil: none).
+    public func setPointer(_ new: ScreenPointer?) {
+        pointer = new
+        if let p = pipeline { placePointer(on: p) }
+    }
+
+    /// The pointer changed and no commit has carried it yet.
+    public var pointerChangePending: Bool { cursor?.changePending ?? false }
+
+    /// Shows a moved or changed pointer without a new video frame: commits the frame on screen
+    /// again with the cursor plane's new state (NONBLOCK | PAGE_FLIP_EVENT).
+    /// - Returns: whether a commit went out (false: nothing pending, a flip in flight, no frame
+    ///   on screen, or the VT away).
+    @discardableResult
+    public func commitPointerChange() throws(KMSError) -> Bool {
+        guard pointerChangePending, isActive, queuedSlot == nil, let p = pipeline, p.key != nil, let slot = currentSlot,
+              p.slots.contains(where: { $0 === slot }) else { return false }
+        try send(slot, of: p, fence: false)
+        return true
+    }
+
+    /// Maps the pointer through `p`'s picture place: the hot spot's screen pixel, the image at
+    /// the picture's scale with its top-left there minus the scaled hot spot. No pointer on the
+    /// canvas.
+    private func placePointer(on p: Pipeline) {
+        guard let cursor, cursor.planeID != nil else { return }
+        guard let pointer, p.key != nil else { cursor.set(nil, x: 0, y: 0); return }
+        let videoWidth = pointer.videoWidth > 0 ? pointer.videoWidth : Int(p.source.width >> 16)
+        let videoHeight = pointer.videoHeight > 0 ? pointer.videoHeight : Int(p.source.height >> 16)
+        let scale = CursorPlacement.scale(videoWidth: videoWidth, picture: p.destination)
+        let image: CursorImage
+        if let s = scaledPointer, s.source == pointer.image, s.scale == scale {
+            image = s.image
+        } else {
+            image = pointer.image.scaled(by: scale)
+            scaledPointer = (pointer.image.serial, pointer.image, scale, image)
+        }
+        let at = CursorPlacement.screenPoint(x: pointer.x, y: pointer.y, videoWidth: videoWidth, videoHeight: videoHeight,
+                                             picture: p.destination)
+        cursor.set(image, x: at.x - image.hotX, y: at.y - image.hotY)
     }
 
     /// The overlay image on glass now (nil = none).

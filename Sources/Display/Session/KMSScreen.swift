@@ -187,6 +187,12 @@ public final class KMSScreen: Screen {
     // MARK: - Over the stream
 
     public func setPanel(_ image: OverlayImage?) { presenter.setOverlay(image) }
+
+    public var canDrawPointer: Bool { presenter.canDrawPointer }
+
+    public var pointerRoute: String { presenter.pointerRouteName }
+
+    public func setPointer(_ pointer: ScreenPointer?) { presenter.setPointer(pointer) }
     public var panelOnGlass: OverlayImage? { presenter.overlayOnGlass }
     public func reportPanelRoute() { presenter.reportOverlay() }
     public func setHDRMetadata(_ metadata: HDRStaticMetadata?) { presenter.setHDRMetadata(metadata) }

@@ -38,9 +38,9 @@ public final class PresentLoop {
     /// What a source yields on each call.
     public typealias SourceStep = StreamStep
     /// Readable when a live source has a new frame, or the application has news for the source
-    /// closure (eventfds; drained here, at most two). Empty = none.
+    /// closure (eventfds; drained here, at most three). Empty = none.
     public var sourceWakeDescriptors: [Int32] = [] {
-        didSet { precondition(sourceWakeDescriptors.count <= 2, "at most two wake descriptors") }
+        didSet { precondition(sourceWakeDescriptors.count <= 3, "at most three wake descriptors") }
     }
     /// A connector watch (`ConnectorWatch.descriptor`, or any fd the callee drains) and what to
     /// do when it is readable, on this thread, between two iterations. When the callee switches
@@ -110,7 +110,7 @@ public final class PresentLoop {
     private var releasable: [UInt64] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
     /// DRM fd, signalfd, source wake fds, display watch: the descriptors every wait polls.
-    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 5)
+    private let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 6)
     /// The presenter's `modeGeneration` the pacer was made for.
     private var pacedGeneration: Int
 
@@ -271,8 +271,23 @@ public final class PresentLoop {
                 return .finished
             }
 
+            // A moved pointer rides the next video commit; when none went out for a refresh
+            // interval (a still picture, a host that sends nothing new) it goes out alone.
+            var pointerAtNs: UInt64?
+            if presenter.pointerChangePending, presenter.isActive, !presenter.flipPending, pacer.inFlightFrame == nil {
+                let at = (lastCommitNs ?? 0) &+ presenter.mode.refreshIntervalNs
+                now = MonotonicClock.nowNs()
+                if now < at {
+                    pointerAtNs = at
+                } else if (try? presenter.commitPointerChange()) == true {
+                    lastCommitNs = now
+                    continue
+                }
+            }
+
             // Sleep until a flip event, a signal, or the next deadline.
-            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max, resumeRetryAtNs ?? .max, overlayAtNs ?? .max)
+            let deadline = min(waitUntil ?? .max, produceAtNs ?? .max, resumeRetryAtNs ?? .max, overlayAtNs ?? .max,
+                               pointerAtNs ?? .max)
             // ns timeouts (ppoll): a hold deadline must not wake up to 1 ms late, as ms poll would.
             var timeoutNs: UInt64 = 1_000_000_000
             if deadline != .max {

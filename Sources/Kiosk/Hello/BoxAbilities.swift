@@ -32,10 +32,14 @@ public struct BoxAbilities: Sendable, Equatable {
     public var aesInHardware: Fact<Bool>
     /// The machine's host name (the default device name).
     public var hostName: String
+    /// The screen draws the host's pointer itself (CLIENT_CAP_CURSOR).
+    public var drawsPointer: Fact<Bool>
 
     public init(main10: Fact<Bool>, multiSlice: Fact<Bool>, panel: Panel, soundChannels: Fact<UInt8>?,
-                aesInHardware: Fact<Bool>, hostName: String) {
+                aesInHardware: Fact<Bool>, hostName: String,
+                drawsPointer: Fact<Bool> = Fact(false, "no screen draws it")) {
         self.main10 = main10; self.multiSlice = multiSlice; self.panel = panel
         self.soundChannels = soundChannels; self.aesInHardware = aesInHardware; self.hostName = hostName
+        self.drawsPointer = drawsPointer
     }
 }

@@ -98,6 +98,10 @@ public struct HelloPlan: Sendable {
             out.append(Decision(key: "audio_channels", title: "sound channels", value: "2", why: "this session plays no sound"))
             decide("audio_redundancy", "redundant audio", false, "this session plays no sound")
         }
+        // The pointer: drawn by the box where the screen can (the host then forwards it instead of
+        // compositing it into the pictures).
+        decide("draws_pointer", "pointer drawn by the box", facts.drawsPointer.value, facts.drawsPointer.why)
+        if facts.drawsPointer.value { client.insert(.cursor) } else { client.remove(.cursor) }
         h.features.clientCaps = client
 
         let name = Self.label(settings.deviceName) ?? Self.label(facts.hostName) ?? "punktfunk kiosk"

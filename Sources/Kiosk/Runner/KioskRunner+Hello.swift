@@ -13,12 +13,21 @@ extension KioskRunner {
         let abilities = BoxAbilities(main10: decoder.main10, multiSlice: decoder.multiSlice,
                                      panel: BoxAbilities.panel(screen),
                                      soundChannels: audio.flatMap { $0.plays ? Fact($0.deviceChannels.channels, $0.deviceChannels.reason) : nil },
-                                     aesInHardware: BoxAbilities.aesInHardware(), hostName: BoxAbilities.hostName())
+                                     aesInHardware: BoxAbilities.aesInHardware(), hostName: BoxAbilities.hostName(),
+                                     drawsPointer: BoxAbilities.pointer(screen))
         return HelloPlan(base: base, facts: abilities, settings: settings)
     }
 }
 
 extension BoxAbilities {
+    /// Whether `screen` draws the host's pointer (nil: headless).
+    public static func pointer(_ screen: (any Screen)?) -> Fact<Bool> {
+        guard let screen else { return Fact(false, "headless: nothing is drawn") }
+        return screen.canDrawPointer
+            ? Fact(true, "the screen draws it over the stream (\(screen.pointerRoute)): the local mouse moves it at once")
+            : Fact(false, "this screen cannot draw it (\(screen.pointerRoute)): the host draws it into the pictures")
+    }
+
     /// What `screen` can signal (nil: headless).
     public static func panel(_ screen: (any Screen)?) -> Panel {
         guard let screen else { return .headless }

@@ -48,6 +48,10 @@ public final class KioskRunner {
     private(set) var shellInput: ShellInput?
     /// The compositor's keyboard and mouse under Wayland (nil on KMS: evdev reads them).
     private var seat: SeatLink?
+    /// The host's pointer as the box draws it (the session's pump, the input thread and the
+    /// presenting thread share it), and what the screen was told of it last.
+    let hostPointer = HostPointer()
+    private var pointerDrawing = PointerDrawing()
     /// `machine.nextDeadline` as of the last event.
     private var deadlineNs: UInt64?
     /// Hosts written to the trust store during this run (key, fingerprint), in order.
@@ -282,6 +286,7 @@ public final class KioskRunner {
         // Under a compositor keyboards and mice are its own: they come through its seat.
         if screen?.keyboardsAndMiceAreTheScreens == true { options.evdevKeyboardsAndMice = false }
         let input = ShellInput(options: options, events: events)
+        input.service.localPointer = hostPointer
         if let mode = screen?.mode { input.setPanel(width: mode.width, height: mode.height) }
         // Ctrl+Alt+F`n` typed on the grabbed keyboard in the shell: the VT switch the console
         // would have made.
@@ -395,9 +400,11 @@ public final class KioskRunner {
         let input = shellInput
         let inputSink = input?.attach(pipeline)
         let askedPadKind = options.hello.gamepad
+        let hostPointer = self.hostPointer
         pipeline.prepare = { session in
             // Chained after the pipeline's own handlers (installed before `prepare` runs).
             input?.chain(session, askedPadKind: askedPadKind)
+            Self.followPointer(session, pointer: hostPointer)
             session.onStats = { stats in
                 if printStats {
                     var line = stats.json
@@ -631,7 +638,7 @@ public final class KioskRunner {
         // A live stream's threads post progress while it plays; nothing posts while a file plays
         // (no thread of its own — input will), so a file's step skips the look at the queue.
         var presentation = StreamPresentation(fps: fps, followSchedule: isFile,
-                                              wakeDescriptors: isFile ? [] : [s.pictureDescriptor, events.fd].filter { $0 >= 0 },
+                                              wakeDescriptors: isFile ? [] : [s.pictureDescriptor, events.fd, hostPointer.wakeDescriptor].filter { $0 >= 0 },
                                               signals: signals)
         presentation.onChange = { [unowned self] change in self.screenChanged(change) }
 
@@ -651,6 +658,7 @@ public final class KioskRunner {
         var statsCopiedNs: UInt64 = 0
         presentation.onPass = { [unowned self] in
             let now = MonotonicClock.nowNs()
+            if !isFile { self.pointerDrawing.update(self.hostPointer, on: screen, now: now) }
             if now &- statsCopiedNs >= 500_000_000 {
                 statsCopiedNs = now
                 self.screenStats.text = screen.statsMember
@@ -723,11 +731,15 @@ public final class KioskRunner {
         } catch {
             s.stop()
             overlayOff()
+            pointerDrawing.clear(on: screen)
+            hostPointer.end()
             if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
             feed(.stream(job: s.job, .ended(.failed(sentence: "\(error)"))))
             return
         }
         overlayOff()
+        pointerDrawing.clear(on: screen)
+        hostPointer.end()
         if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
         if s.pipeline != nil, shellTakesOver(from: s.job) { s.releasePictures() }
         switch outcome {

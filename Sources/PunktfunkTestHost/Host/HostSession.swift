@@ -365,6 +365,9 @@ public final class HostSession: @unchecked Sendable {
         var epoch: UInt8 = 0
         var mode = Mode(width: 1920, height: 1080, refreshHz: UInt32(options.fps.rounded()))
         var controlHandled = 0
+        // The forwarded pointer (HOST_CAP_CURSOR toward a client that draws it), from the first frame.
+        var pointer: TestHostPointer?
+        var pointerDecided = false
         var probe: ProbeBurst?
         var helloReported = false
         // Rate (§5.1): the grant in force, the probe gate (§5.3), pipeline gaps, wire seconds.
@@ -425,6 +428,7 @@ public final class HostSession: @unchecked Sendable {
                             options.onAsk?(ask, answer)
                         }
                     }
+                    if case .success(.input(let e)) = decoded { pointer?.apply(e) }
                     onClientDatagram?(decoded, MonotonicClock.nowNs())
                 }
                 try? handshake.handle(event, now: MonotonicClock.nowNs(), hostNs: MonotonicClock.realtimeNs())
@@ -641,6 +645,16 @@ public final class HostSession: @unchecked Sendable {
                     if live != nil { live!.forceKeyframe() } else { forceKeyframe = true }
                 }
                 if firstFrameAt == nil { firstFrameAt = t }
+                if !pointerDecided {
+                    pointerDecided = true
+                    if options.hostCaps.contains(.cursor), handshake.clientHello?.features.clientCaps.contains(.cursor) == true {
+                        pointer = TestHostPointer(width: Int(mode.width), height: Int(mode.height))
+                        send(.control(.cursorShape(TestHostPointer.shape)), connection: connection, handshake: handshake)
+                    }
+                }
+                if let p = pointer, !blackedOut {
+                    _ = try? connection.sendDatagram(HostDatagram.cursor(p.state).encoded)
+                }
                 while nextEvent < script.count, script[nextEvent].frame <= Int(frame) {
                     if !blackedOut { send(script[nextEvent].action, connection: connection, handshake: handshake) }
                     nextEvent += 1

@@ -363,6 +363,13 @@ if selected input; then
   stamp input
 fi
 
+# --- pointer: the host's pointer on vkms's cursor plane, moved by a uinput mouse at once
+if selected pointer; then
+  . "$(dirname "$0")/pointer-check.sh"
+  pointer_run
+  stamp pointer
+fi
+
 # --- audio: pf-testhost's Opus tone through the kiosk's ALSA sink into snd-aloop (guest/audio.sh)
 if selected audio; then
   . "$(dirname "$0")/audio.sh"

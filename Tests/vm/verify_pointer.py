@@ -1,0 +1,97 @@
+"""The `pointer` check's judgement (imported by verify.py): the host's pointer on vkms's cursor
+plane as the kernel holds it (kmstool planes: plane type, CRTC_X/Y, the framebuffer's pixels read
+back), first where the host put it, then after a local mouse moved it; and what the host was told.
+Evidence from Tests/vm/guest/pointer-check.sh.
+
+Expected places follow the spec's text: 0xD0 carries the hot spot in host output pixels
+(data-plane.md §7.3), here a 1920x1080 mode whose pictures fill the 1024x768 screen, so host
+(x, y) lands at (x·1024/1920, y·768/1080), within 2 px; MouseMoveAbs (§6.2 kind 3) carries the
+place on a reference surface of the mode's size, flags = ref_w << 16 | ref_h. pf-testhost's shape is
+a 16x16 opaque magenta square with its hot spot at the top-left, drawn at the picture's scale
+(16·1024/1920 ≈ 8.5 px: 8 or 9)."""
+import json
+import os
+
+MODE, SCREEN = (1920, 1080), (1024, 768)
+MAGENTA = bytes([255, 0, 255, 255])   # AR24 bytes B, G, R, A (premultiplied, opaque)
+
+
+def _jsonl(path):
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        pass
+    except OSError:
+        pass
+    return out
+
+
+def _i32(v):
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _cursor_plane(out, name):
+    """The cursor-type plane with a framebuffer in NAME.planes, and its pixels (or a problem)."""
+    try:
+        state = json.loads(open(os.path.join(out, f"{name}.planes")).read())
+    except (OSError, ValueError) as e:
+        return None, None, f"no plane state ({e})"
+    cursors = [p for p in state.get("planes", []) if p.get("type") == "cursor"]
+    if len(cursors) != 1:
+        return None, None, f"want one cursor plane with a framebuffer, kmstool saw {state.get('planes')}"
+    p = cursors[0]
+    try:
+        pixels = open(p["dump"], "rb").read()
+    except (KeyError, OSError) as e:
+        return p, None, f"cursor plane {p.get('id')} ({p.get('format')}) not read back ({e})"
+    return p, pixels, None
+
+
+def _square(p, pixels):
+    """Side of the magenta square at the buffer's top-left (0 when none), and whether everything
+    outside it is transparent."""
+    w, h = p["width"], p["height"]
+    px = lambda x, y: pixels[(y * w + x) * 4:(y * w + x) * 4 + 4]
+    side = 0
+    while side < min(w, h) and px(side, side) == MAGENTA:
+        side += 1
+    inside = all(px(x, y) == MAGENTA for y in range(side) for x in range(side))
+    clear = all(px(x, y) == b"\0\0\0\0" for y in range(h) for x in range(w) if x >= side or y >= side)
+    return side, inside and clear
+
+
+def check_pointer(out, report):
+    rc = open(os.path.join(out, "pointer-kiosk.rc")).read().strip() if os.path.exists(os.path.join(out, "pointer-kiosk.rc")) else "?"
+    host = [e for e in _jsonl(os.path.join(out, "pointer-host.jsonl")) if e.get("kind") in (2, 3)]
+    moves = [(e["kind"], _i32(e["x"]), _i32(e["y"]), e["flags"]) for e in host]
+    # the host moved its pointer where the kiosk said: from the centre (960, 540) by (+100, +50)
+    want_move = (3, 1060, 590, MODE[0] << 16 | MODE[1])
+    problems = []
+    if moves != [want_move]:
+        problems.append(f"host input {moves} != one MouseMoveAbs {want_move}")
+    figures = []
+    for name, (hx, hy) in (("pointer-centre", (960, 540)), ("pointer-moved", (1060, 590))):
+        p, pixels, why = _cursor_plane(out, name)
+        if why:
+            problems.append(f"{name}: {why}")
+            continue
+        ex, ey = hx * SCREEN[0] / MODE[0], hy * SCREEN[1] / MODE[1]
+        side, clean = _square(p, pixels)
+        at = (p["crtc_x"], p["crtc_y"])
+        if abs(at[0] - ex) > 2 or abs(at[1] - ey) > 2:
+            problems.append(f"{name}: cursor plane {p['id']} at {at}, host ({hx}, {hy}) lands at ({ex:.1f}, {ey:.1f})")
+        if p.get("format") != "AR24" or side not in (8, 9) or not clean:
+            problems.append(f"{name}: cursor plane {p['id']} {p.get('format')} {p['width']}x{p['height']} holds a magenta square "
+                            f"of side {side} (want 8 or 9, the rest transparent: {clean})")
+        figures.append(f"{name.split('-')[1]} at {at} (want ({ex:.1f}, {ey:.1f})), {side}x{side} magenta on a "
+                       f"{p['width']}x{p['height']} AR24 cursor plane {p['id']}")
+    if rc != "143":
+        problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
+    report(not problems, "pointer: the host's pointer on the cursor plane, moved by a local mouse",
+           "; ".join(problems) if problems else "; ".join(figures) + f"; the host got {moves[0]}")
