@@ -61,6 +61,7 @@ struct PFTestHost: ParsableCommand {
     @Flag(help: "Send a 997 Hz Opus test tone (48 kHz stereo, 5 ms packets), encoded once per period of the signal and replayed.") var audio = false
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
     @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL), cursor (HOST_CAP_CURSOR: forward the pointer to a client that draws it — a 16×16 magenta square moved by its input, 0xD0 with every frame); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
+    @Option(help: "With --input-caps cursor: from frame N on the pointer is captured (0xD0's relative-mode hint, a game taking the mouse).") var pointerCapturedFrom: Int?
     @Option(help: "Access grants mask the ServerHello carries (255 = all). Without LAUNCH (0x20) a client hello naming a title (tag 8) is closed with 0x6A launch-not-permitted.") var grants: UInt32 = 255
     @Option(name: .customLong("launch-outcome"), help: "Answer a client hello naming a title (tag 8) with LaunchOutcome KIND[:MESSAGE] after Ready; KIND is spawned, adopted, adopted-unknown, refused, failed or sign-in-needed.")
     var launchOutcome: String?
@@ -309,6 +310,7 @@ struct PFTestHost: ParsableCommand {
             }
         }
         options.grants = AccessGrants(rawValue: grants)
+        options.pointerCapturedFrom = pointerCapturedFrom
         if let launchOutcome {
             guard let outcome = Self.launchOutcome(launchOutcome) else {
                 throw ValidationError("--launch-outcome takes KIND[:MESSAGE], KIND one of spawned, adopted, adopted-unknown, refused, failed, sign-in-needed")

@@ -1,7 +1,9 @@
 """The `pointer` check's judgement (imported by verify.py): the host's pointer on vkms's cursor
 plane as the kernel holds it (kmstool planes: plane type, CRTC_X/Y, the framebuffer's pixels read
 back), first where the host put it, then after a local mouse moved it; and what the host was told.
-Evidence from Tests/vm/guest/pointer-check.sh.
+Once the host says its pointer is captured (0xD0's relative-mode hint) no cursor plane carries a
+framebuffer and the mouse's motion reaches the host as relative counts. Evidence from
+Tests/vm/guest/pointer-check.sh.
 
 Expected places follow the spec's text: 0xD0 carries the hot spot in host output pixels
 (data-plane.md §7.3), here a 1920x1080 mode whose pictures fill the 1024x768 screen, so host
@@ -12,28 +14,10 @@ a 16x16 opaque magenta square with its hot spot at the top-left, drawn at the pi
 import json
 import os
 
+from verify_input import _i32, _jsonl
+
 MODE, SCREEN = (1920, 1080), (1024, 768)
 MAGENTA = bytes([255, 0, 255, 255])   # AR24 bytes B, G, R, A (premultiplied, opaque)
-
-
-def _jsonl(path):
-    out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("{"):
-                    try:
-                        out.append(json.loads(line))
-                    except ValueError:
-                        pass
-    except OSError:
-        pass
-    return out
-
-
-def _i32(v):
-    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def _cursor_plane(out, name):
@@ -71,10 +55,10 @@ def check_pointer(out, report):
     host = [e for e in _jsonl(os.path.join(out, "pointer-host.jsonl")) if e.get("kind") in (2, 3)]
     moves = [(e["kind"], _i32(e["x"]), _i32(e["y"]), e["flags"]) for e in host]
     # the host moved its pointer where the kiosk said: from the centre (960, 540) by (+100, +50)
-    want_move = (3, 1060, 590, MODE[0] << 16 | MODE[1])
+    want_moves = [(3, 1060, 590, MODE[0] << 16 | MODE[1]), (2, 30, 0, 0)]
     problems = []
-    if moves != [want_move]:
-        problems.append(f"host input {moves} != one MouseMoveAbs {want_move}")
+    if moves != want_moves:
+        problems.append(f"host input {moves} != {want_moves} (MouseMoveAbs, then relative once captured)")
     figures = []
     for name, (hx, hy) in (("pointer-centre", (960, 540)), ("pointer-moved", (1060, 590))):
         p, pixels, why = _cursor_plane(out, name)
@@ -91,7 +75,16 @@ def check_pointer(out, report):
                             f"of side {side} (want 8 or 9, the rest transparent: {clean})")
         figures.append(f"{name.split('-')[1]} at {at} (want ({ex:.1f}, {ey:.1f})), {side}x{side} magenta on a "
                        f"{p['width']}x{p['height']} AR24 cursor plane {p['id']}")
+    try:
+        captured = json.loads(open(os.path.join(out, "pointer-captured.planes")).read())
+        shown = [p for p in captured.get("planes", []) if p.get("type") == "cursor"]
+        if shown:
+            problems.append(f"captured: the cursor plane still carries a framebuffer: {shown}")
+        else:
+            figures.append("captured: no cursor plane shown")
+    except (OSError, ValueError) as e:
+        problems.append(f"captured: no plane state ({e})")
     if rc != "143":
         problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
     report(not problems, "pointer: the host's pointer on the cursor plane, moved by a local mouse",
-           "; ".join(problems) if problems else "; ".join(figures) + f"; the host got {moves[0]}")
+           "; ".join(problems) if problems else "; ".join(figures) + f"; the host got {moves}")

@@ -126,6 +126,9 @@ public final class HostSession: @unchecked Sendable {
         public var grants: AccessGrants = .all
         /// Sent once after Ready to a client whose hello asked for a title (tag 8); nil: none.
         public var launchOutcome: LaunchOutcome?
+        /// With HOST_CAP_CURSOR: from this frame on the forwarded pointer is captured (0xD0's
+        /// relative-mode hint), as when a game takes the mouse.
+        public var pointerCapturedFrom: Int?
         /// HDR10 (data-plane.md §7.4): ServerHello and StreamConfig say bit depth 10 and BT.2020/PQ
         /// `[9,16,9,0]`, and this 0xCE body is sent as a datagram right before every keyframe.
         public var hdrMetadata: HDRMetadata?
@@ -652,6 +655,7 @@ public final class HostSession: @unchecked Sendable {
                         send(.control(.cursorShape(TestHostPointer.shape)), connection: connection, handshake: handshake)
                     }
                 }
+                if pointer != nil, let from = options.pointerCapturedFrom, Int(frame) >= from { pointer!.captured = true }
                 if let p = pointer, !blackedOut {
                     _ = try? connection.sendDatagram(HostDatagram.cursor(p.state).encoded)
                 }

@@ -3,9 +3,11 @@
 # pointer on vkms's cursor plane. pf-testhost forwards its pointer (--input-caps cursor: a 16x16
 # magenta CursorShape, 0xD0 with every frame, moved by the client's input) while it streams
 # glass-1024x768.hevc under a 1920x1080 ServerHello mode; the kiosk (`connect`, 1024x768 on vkms)
-# draws it; a uinput mouse then moves it by (+100, +50). kmstool reads the planes back (the
-# kernel's state, not the kiosk's word) with the pointer at the host's centre and after the move.
-# Evidence (verify_pointer.py judges): pointer-{centre,moved}.planes and their plane dumps,
+# draws it; a uinput mouse then moves it by (+100, +50). From frame 100 (10 s) the host says its
+# pointer is captured (0xD0's relative-mode hint): the drawn pointer goes and the mouse's next
+# motion (+30, 0) reaches the host as relative counts. kmstool reads the planes back (the kernel's
+# state, not the kiosk's word) with the pointer at the host's centre, after the move and once
+# captured. Evidence (verify_pointer.py judges): pointer-{centre,moved,captured}.planes and their plane dumps,
 # pointer-host.jsonl (the host's input log), pointer-kiosk.{stderr,stdout,rc}.
 # pointer_run
 pointer_run() {
@@ -18,7 +20,7 @@ pointer_run() {
   echo "create mouse" >&8
   wait_for "$O/$n-tool.jsonl" '@@CREATED mouse' 10 || echo "$n: inputtool did not create the mouse: $(cat "$O/$n-tool.stderr")"
   timeout 100 "$TESTHOST" --bind 127.0.0.1 --port $port --fps 10 --hevc "$FIXTURES/glass-1024x768.hevc" --max-seconds 80 \
-    --input-caps cursor,snapshots,edges,scroll --input-log "$O/$n-host.jsonl" > /dev/null 2> "$O/$n-host.stderr" &
+    --input-caps cursor,snapshots,edges,scroll --pointer-captured-from 100 --input-log "$O/$n-host.jsonl" > /dev/null 2> "$O/$n-host.stderr" &
   host=$!
   wait_for "$O/$n-host.stderr" 'fingerprint' 20 || echo "$n: pf-testhost did not start: $(cat "$O/$n-host.stderr")"
   fp=$(sed -n 's/.*fingerprint \([0-9a-f]*\).*/\1/p' "$O/$n-host.stderr" | head -1)
@@ -32,6 +34,11 @@ pointer_run() {
   echo "ev mouse 2 0 100" >&8; echo "ev mouse 2 1 50" >&8; echo "ev mouse 0 0 0" >&8
   sleep 1.5
   "$KMSTOOL" planes "$VKMS" "$O/$n-moved" > "$O/$n-moved.planes" 2>&1
+  # frame 100 is 10 s into the host's stream; the kiosk's second 15 is well after it
+  wait_for "$O/$n-kiosk.stdout" '"second":15' 40 || echo "$n: the kiosk's stats did not reach second 15"
+  "$KMSTOOL" planes "$VKMS" "$O/$n-captured" > "$O/$n-captured.planes" 2>&1
+  echo "ev mouse 2 0 30" >&8; echo "ev mouse 0 0 0" >&8
+  sleep 1
   kill -TERM $kiosk 2>/dev/null
   wait $kiosk; echo $? > "$O/$n-kiosk.rc"
   kill $host 2>/dev/null; wait $host
