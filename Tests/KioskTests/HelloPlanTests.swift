@@ -106,9 +106,20 @@ import PunktfunkWire
         #expect(name.utf8.count == 64 && name.allSatisfy { $0 == "ä" })
     }
 
+    @Test func aScreenThatDrawsThePointerAsksForCLIENT_CAP_CURSOR() {
+        var drawing = Self.box()
+        drawing.drawsPointer = Fact(true, "the cursor plane")
+        // §3.6: CLIENT_CAP_CURSOR 0x01 beside AUDIO_RED 0x04 and EXT 0x40.
+        #expect(plan(drawing).hello.features.clientCaps.rawValue == 0x01 | 0x04 | 0x40)
+        #expect(value(plan(drawing), "draws_pointer") == "yes")
+        #expect(!plan(Self.box()).hello.features.clientCaps.contains(.cursor))
+        #expect(value(plan(Self.box()), "draws_pointer") == "no")
+    }
+
     @Test func thePlanPrintsEveryDecisionWithItsReason() {
         let p = plan(Self.box(panel: .sdr(why: "the connector has no HDR_OUTPUT_METADATA")))
-        for key in ["10bit", "hdr", "multi_slice", "streamed_frames", "host_timing", "cipher", "audio_channels", "audio_redundancy", "name"] {
+        for key in ["10bit", "hdr", "multi_slice", "streamed_frames", "host_timing", "cipher", "audio_channels", "audio_redundancy",
+                    "draws_pointer", "name"] {
             #expect(p.decisions.contains { $0.key == key }, "\(key) missing")
             #expect(p.json.contains("\"\(key)\":{\"value\""), "\(key) missing from the JSON")
         }

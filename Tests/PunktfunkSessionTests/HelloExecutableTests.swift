@@ -51,6 +51,9 @@ import Testing
         // Headless, so HDR is not comparable; every other video bit is the same decision.
         #expect((planned["video_caps"] as? Int).map { $0 & ~0x02 } == video)
         let why = try #require(planned["why"] as? [String: Any])
-        #expect(why.keys.sorted() == ["10bit", "audio_channels", "audio_redundancy", "cipher", "hdr", "host_timing", "multi_slice", "name", "streamed_frames"])
+        #expect(why.keys.sorted() == ["10bit", "audio_channels", "audio_redundancy", "cipher", "draws_pointer", "hdr", "host_timing",
+                                     "multi_slice", "name", "streamed_frames"])
+        // Headless: nothing draws the host's pointer, so CLIENT_CAP_CURSOR (0x01) is not asked for.
+        #expect((hello["client_caps"] as? Int).map { $0 & 0x01 } == 0)
     }
 }

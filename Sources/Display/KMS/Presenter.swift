@@ -854,14 +854,16 @@ public final class Presenter {
     }
 
     /// Maps the pointer through `p`'s picture place: the hot spot's screen pixel, the image at
-    /// the picture's scale with its top-left there minus the scaled hot spot. No pointer on the
-    /// canvas.
+    /// the picture's scale (at most the cursor buffer's size) with its top-left there minus the
+    /// scaled hot spot. No pointer on the canvas.
     private func placePointer(on p: Pipeline) {
         guard let cursor, cursor.planeID != nil else { return }
         guard let pointer, p.key != nil else { cursor.set(nil, x: 0, y: 0); return }
         let videoWidth = pointer.videoWidth > 0 ? pointer.videoWidth : Int(p.source.width >> 16)
         let videoHeight = pointer.videoHeight > 0 ? pointer.videoHeight : Int(p.source.height >> 16)
-        let scale = CursorPlacement.scale(videoWidth: videoWidth, picture: p.destination)
+        // The picture's scale, but never larger than the cursor plane's buffer holds.
+        let fits = min(Double(cursor.bufferWidth) / Double(pointer.image.width), Double(cursor.bufferHeight) / Double(pointer.image.height))
+        let scale = min(CursorPlacement.scale(videoWidth: videoWidth, picture: p.destination), fits)
         let image: CursorImage
         if let s = scaledPointer, s.source == pointer.image, s.scale == scale {
             image = s.image
