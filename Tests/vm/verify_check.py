@@ -58,7 +58,7 @@ def _judge_json(out, name, report):
     hello = sections.get("hello", {})
     subjects = [f["subject"] for f in hello.get("findings", [])]
     want = ["10-bit video", "HDR10", "multi-slice frames", "streamed frames", "host timing", "media cipher",
-            "sound channels", "redundant audio", "device name"]
+            "sound channels", "redundant audio", "pointer drawn by the box", "device name"]
     report(subjects == want and all(f["verdict"] == "ok" and " — " in f["why"] for f in hello.get("findings", [])),
            f"{name}: the hello section says what the box asks a host for and why",
            "; ".join(f"{f['subject']}: {f['why'][:70]}" for f in hello.get("findings", []))[:600])
