@@ -16,11 +16,15 @@ public enum HelloReport {
         let backend = DisplayBackend.decide(config.display ?? .auto, environment: ProcessInfo.processInfo.environment,
                                             socketExists: DisplayBackend.isSocket(_:))
         var connector: (card: String, name: String)?
+        var pointer = BoxAbilities.Fact(false, "this backend does not draw it yet: the host draws it into the pictures")
         if backend.backend == .wayland {
             panel = .sdr(why: "under a compositor the kiosk binds no colour-management protocol")
         } else if backend.backend == .x11 {
             panel = .sdr(why: "an X11 window cannot signal HDR to the display")
         } else {
+            let cursor = KMSProbe.sinkPointer(card: card)
+            pointer = BoxAbilities.Fact(cursor.draws, cursor.draws ? "the screen draws it over the stream (\(cursor.why))"
+                                                                   : "the screen cannot draw it (\(cursor.why)): the host draws it into the pictures")
             let sink = KMSProbe.sinkHDR(card: card)
             if let c = sink.card, let n = sink.connector { connector = (c, n) }
             switch sink.capability {
@@ -31,7 +35,8 @@ public enum HelloReport {
         let audio = SessionAudio.choose(explicit: config.audioDevice, drmNode: connector?.card, connector: connector?.name)
         let facts = BoxAbilities(main10: decoder.main10, multiSlice: decoder.multiSlice, panel: panel,
                                  soundChannels: BoxAbilities.soundChannels(device: audio.device),
-                                 aesInHardware: BoxAbilities.aesInHardware(), hostName: BoxAbilities.hostName())
+                                 aesInHardware: BoxAbilities.aesInHardware(), hostName: BoxAbilities.hostName(),
+                                 drawsPointer: pointer)
         return HelloPlan(base: ClientSession.defaultHello, facts: facts, settings: config.helloSettings)
     }
 

@@ -17,3 +17,27 @@ extension KMSProbe {
         return (.none(reason: "no DRM connector has a display connected"), nil, nil)
     }
 }
+
+extension KMSProbe {
+    /// Whether the kiosk would draw the host's pointer on `card` (default: the first card with a
+    /// connected connector): a cursor plane that scans out AR24 on the CRTC it would drive (the one
+    /// driving the connector now, else the first possible), as `Presenter` chooses.
+    public static func sinkPointer(card: String? = nil) -> (draws: Bool, why: String) {
+        for path in card.map({ [$0] }) ?? DRMDevice.cardNodes() {
+            guard let device = try? DRMDevice(path: path, master: false) else { continue }
+            for id in device.connectors {
+                guard let c = device.connector(id), c.connected, !c.modes.isEmpty else { continue }
+                let possible = (0..<device.crtcs.count).filter { c.possibleCRTCs & (1 << UInt32($0)) != 0 }
+                guard let index = device.crtcs.firstIndex(of: c.currentCRTC).flatMap({ possible.contains($0) ? $0 : nil }) ?? possible.first else {
+                    return (false, "\(c.name) has no CRTC")
+                }
+                let bit = UInt32(1) << UInt32(index)
+                let cursor = device.planes.lazy.compactMap { device.plane($0) }
+                    .first { $0.kind == .cursor && $0.possibleCRTCs & bit != 0 && $0.formats[.argb8888] != nil }
+                guard let cursor else { return (false, "\(c.name)'s CRTC has no cursor plane that scans out AR24") }
+                return (true, "\(c.name)'s CRTC has cursor plane \(cursor.id)")
+            }
+        }
+        return (false, "no DRM connector has a display connected")
+    }
+}
