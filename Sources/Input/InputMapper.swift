@@ -149,10 +149,6 @@ public final class InputMapper {
         if let vk = EvdevKeyMap.vk(evdev: code) { d.keysDown.insert(vk) }
     }
 
-    /// A pad's state when it came into use (the kernel's, as libevdev synced it): `events` are
-    /// (type, code, value) as they would arrive. Sticks and triggers are taken as they are (the
-    /// next frame sends them); buttons already down are held back from the host until they are
-    /// released — their press did not happen in the stream.
     /// An absolute pointer's position when it came into use: its first motion is measured from
     /// here (nothing is sent for it).
     public func seedPosition(device id: Int, x: Int32, y: Int32) {
@@ -161,6 +157,10 @@ public final class InputMapper {
         d.hadPosition = true
     }
 
+    /// A pad's state when it came into use (the kernel's, as libevdev synced it): `events` are
+    /// (type, code, value) as they would arrive. Sticks and triggers are taken as they are (the
+    /// next frame sends them); buttons already down are held back from the host until they are
+    /// released — their press did not happen in the stream.
     public func seedPad(device id: Int, events: [(UInt16, UInt16, Int32)]) {
         guard let d = devices[id], case .gamepad = d.role else { return }
         for (t, c, v) in events {
