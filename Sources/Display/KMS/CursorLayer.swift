@@ -34,12 +34,10 @@ final class CursorLayer {
     let unavailableReason: String?
 
     init(device: DRMDevice, planes: [PlaneDescription], crtcIndex: Int, planeProps: [UInt32: ObjectProperties]) {
-        let bit = UInt32(1) << UInt32(crtcIndex)
         let w = Int(device.capability(UInt64(DRM_CAP_CURSOR_WIDTH)) ?? 64)
         let h = Int(device.capability(UInt64(DRM_CAP_CURSOR_HEIGHT)) ?? 64)
         bufferWidth = min(max(w, 1), 512); bufferHeight = min(max(h, 1), 512)
-        guard let plane = planes.first(where: { $0.kind == .cursor && $0.possibleCRTCs & bit != 0 && $0.formats[.argb8888] != nil }),
-              let pp = planeProps[plane.id] else {
+        guard let plane = Self.plane(in: planes, crtcIndex: crtcIndex), let pp = planeProps[plane.id] else {
             planeID = nil; props = nil
             unavailableReason = "the CRTC has no cursor plane that scans out AR24"
             return
@@ -52,6 +50,13 @@ final class CursorLayer {
         }
         planeID = plane.id; props = pp; buffers = [a, b]
         unavailableReason = nil
+    }
+
+    /// The cursor plane the pointer is drawn on: of type CURSOR, usable on the CRTC with index
+    /// `crtcIndex`, scanning out AR24. nil when there is none.
+    static func plane(in planes: some Sequence<PlaneDescription>, crtcIndex: Int) -> PlaneDescription? {
+        let bit = UInt32(1) << UInt32(crtcIndex)
+        return planes.first { $0.kind == .cursor && $0.possibleCRTCs & bit != 0 && $0.formats[.argb8888] != nil }
     }
 
     /// Whether what is wanted differs from what the last accepted commit put on the plane.

@@ -27,14 +27,8 @@ extension KMSProbe {
             guard let device = try? DRMDevice(path: path, master: false) else { continue }
             for id in device.connectors {
                 guard let c = device.connector(id), c.connected, !c.modes.isEmpty else { continue }
-                let possible = (0..<device.crtcs.count).filter { c.possibleCRTCs & (1 << UInt32($0)) != 0 }
-                guard let index = device.crtcs.firstIndex(of: c.currentCRTC).flatMap({ possible.contains($0) ? $0 : nil }) ?? possible.first else {
-                    return (false, "\(c.name) has no CRTC")
-                }
-                let bit = UInt32(1) << UInt32(index)
-                let cursor = device.planes.lazy.compactMap { device.plane($0) }
-                    .first { $0.kind == .cursor && $0.possibleCRTCs & bit != 0 && $0.formats[.argb8888] != nil }
-                guard let cursor else { return (false, "\(c.name)'s CRTC has no cursor plane that scans out AR24") }
+                guard let index = Presenter.crtcIndex(for: c, crtcs: device.crtcs) else { return (false, "\(c.name) has no CRTC") }
+                guard let cursor = CursorLayer.plane(in: device.planes.lazy.compactMap { device.plane($0) }, crtcIndex: index) else { return (false, "\(c.name)'s CRTC has no cursor plane that scans out AR24") }
                 return (true, "\(c.name)'s CRTC has cursor plane \(cursor.id)")
             }
         }

@@ -159,9 +159,7 @@ public final class Presenter {
         guard let conn = device.connectors.lazy.compactMap({ device.connector($0) })
             .first(where: { $0.connected && !$0.modes.isEmpty }) else { throw .noConnector }
         connector = conn
-        let index: Int? = device.crtcs.firstIndex(of: conn.currentCRTC).flatMap { conn.possibleCRTCs & (1 << UInt32($0)) != 0 ? $0 : nil }
-            ?? (0..<device.crtcs.count).first { conn.possibleCRTCs & (1 << UInt32($0)) != 0 }
-        guard let index else { throw .noCRTC(connector: conn.id) }
+        guard let index = Self.crtcIndex(for: conn, crtcs: device.crtcs) else { throw .noCRTC(connector: conn.id) }
         crtcIndex = index
         crtc = device.crtcs[index]
         guard let m = ModeChoice.choose(from: conn.modes, request: modeRequest) else {
@@ -198,6 +196,13 @@ public final class Presenter {
     }
 
     deinit { shutdown() }
+
+    /// The CRTC (its index in `crtcs`) the kiosk drives `connector` with: the one driving it now,
+    /// else the first it may use. nil when it may use none.
+    static func crtcIndex(for connector: ConnectorInfo, crtcs: [UInt32]) -> Int? {
+        let usable = { (i: Int) in connector.possibleCRTCs & (1 << UInt32(i)) != 0 }
+        return crtcs.firstIndex(of: connector.currentCRTC).flatMap { usable($0) ? $0 : nil } ?? crtcs.indices.first(where: usable)
+    }
 
     // MARK: configuration
 
