@@ -44,7 +44,7 @@ let systemLibraries: [Target] = [
     .systemLibrary(name: "CXCB", pkgConfig: "xcb",
                    providers: [.apt(["libxcb1-dev", "libxcb-present-dev", "libxcb-shm0-dev", "libxcb-xinput-dev",
                                      "libxcb-dri3-dev", "libxcb-xfixes0-dev", "libxcb-randr0-dev", "libxcb-xtest0-dev",
-                                     "libxcb-ewmh-dev", "libxcb-icccm4-dev"])]),
+                                     "libxcb-ewmh-dev", "libxcb-icccm4-dev", "libxcb-render0-dev"])]),
 ]
 
 let package = Package(

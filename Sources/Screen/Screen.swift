@@ -83,12 +83,14 @@ public protocol Screen: AnyObject {
     /// (`"display":{…}`); nil when it keeps none there (KMS: its flip log). Presenting thread.
     var statsMember: String? { get }
     /// Whether this screen can draw the host's pointer over a stream (the hello's
-    /// CLIENT_CAP_CURSOR): KMS with a cursor plane on its CRTC.
+    /// CLIENT_CAP_CURSOR): KMS with a cursor plane on its CRTC; a compositor's seat (its cursor
+    /// surface); an X server with RENDER's ARGB cursors and XInput 2.2 (the window's cursor).
     var canDrawPointer: Bool { get }
     /// How the pointer is drawn, or why not (`plane 33 (64x64)`, `none (…)`).
     var pointerRoute: String { get }
     /// The host's pointer over the stream from the next commit on (nil: none drawn); a change
-    /// while no picture comes goes out by itself. Presenting thread.
+    /// while no picture comes goes out by itself. KMS draws it at its place; a windowed screen
+    /// makes it the system cursor, whose place is the local pointer's. Presenting thread.
     func setPointer(_ pointer: ScreenPointer?)
     /// The host's HDR static metadata for the next commits (nil: SDR).
     func setHDRMetadata(_ metadata: HDRStaticMetadata?)
@@ -112,7 +114,7 @@ extension Screen {
     public var keyboardsAndMiceAreTheScreens: Bool { false }
     public var statsMember: String? { nil }
     public var canDrawPointer: Bool { false }
-    public var pointerRoute: String { "none (this backend does not draw it yet)" }
+    public var pointerRoute: String { "none (this screen cannot draw it)" }
     public func setPointer(_ pointer: ScreenPointer?) {}
     public var hdrCapability: ScreenHDRCapability { .none(reason: "this screen cannot tell whether the panel shows HDR") }
 }

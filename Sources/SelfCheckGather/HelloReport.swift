@@ -16,11 +16,13 @@ public enum HelloReport {
         let backend = DisplayBackend.decide(config.display ?? .auto, environment: ProcessInfo.processInfo.environment,
                                             socketExists: DisplayBackend.isSocket(_:))
         var connector: (card: String, name: String)?
-        var pointer = BoxAbilities.Fact(false, "this backend does not draw it yet: the host draws it into the pictures")
+        var pointer: BoxAbilities.Fact<Bool>
         if backend.backend == .wayland {
             panel = .sdr(why: "under a compositor the kiosk binds no colour-management protocol")
+            pointer = BoxAbilities.Fact(true, "the compositor draws it as the seat's cursor (wl_pointer.set_cursor) when it offers a seat with wl_shm (the display section names wl_seat); the session's hello says for sure")
         } else if backend.backend == .x11 {
             panel = .sdr(why: "an X11 window cannot signal HDR to the display")
+            pointer = BoxAbilities.Fact(true, "the X server draws it as the window's cursor when it offers RENDER ≥ 0.5 (ARGB cursors) and XInput 2.2; the session's hello says for sure")
         } else {
             let cursor = KMSProbe.sinkPointer(card: card)
             pointer = BoxAbilities.Fact(cursor.draws, cursor.draws ? "the screen draws it over the stream (\(cursor.why))"

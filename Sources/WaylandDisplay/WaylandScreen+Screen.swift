@@ -48,6 +48,33 @@ extension WaylandScreen: Screen {
 
     public var panelOnGlass: OverlayImage? { panelImage }
 
+    /// The compositor draws the host's pointer as the seat's cursor surface where its pointer is:
+    /// a seat (made by `makeSeat`) and wl_shm for the image.
+    public var canDrawPointer: Bool { seat?.hasSeat == true && connection.shm != nil }
+    public var pointerRoute: String {
+        guard let seat, seat.hasSeat else { return "none (the compositor offers no seat)" }
+        return connection.shm == nil ? "none (the compositor offers no wl_shm)" : "cursor surface (wl_pointer.set_cursor)"
+    }
+
+    /// The host's pointer as the seat's cursor, drawn at the picture's scale (logical units: the
+    /// cursor surface has buffer scale 1); its place is the compositor's pointer (the local mouse
+    /// moves it at once). nil: none.
+    public func setPointer(_ pointer: ScreenPointer?) {
+        guard let seat else { return }
+        guard let p = pointer else {
+            if cursorShown != nil { seat.setCursor(nil) }
+            cursorShown = nil
+            return
+        }
+        let place = fitState.map { layout.logical($0.place) } ?? PixelRect(x: 0, y: 0, width: layout.logicalWidth, height: layout.logicalHeight)
+        let scale = min(CursorPlacement.scale(videoWidth: p.videoWidth > 0 ? p.videoWidth : place.width, picture: place),
+                        256 / Double(p.image.width), 256 / Double(p.image.height))
+        guard cursorShown?.serial != p.image.serial || cursorShown?.scale != scale else { return }
+        cursorShown = (p.image.serial, scale)
+        seat.setCursor(p.image.scaled(by: scale))
+        flushOrFail()
+    }
+
     public func reportPanelRoute() {
         let line = "{\"overlay\":\"\(panelRoute)\"}\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
@@ -74,6 +101,7 @@ extension WaylandScreen: Screen {
         reportStart()
         defer {
             setStreaming(false)
+            tellSeat(nil)
             reportSummary()
         }
         return try WindowedPresentLoop.run(

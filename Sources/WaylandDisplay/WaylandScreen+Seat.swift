@@ -1,4 +1,5 @@
 public import Input
+import Screen
 
 extension WaylandScreen {
     /// The compositor's seat on this screen's connection (keyboard and mouse under a compositor;
@@ -9,10 +10,21 @@ extension WaylandScreen {
     public func makeSeat(onEvent: @escaping (SeatEvent) -> Void) -> WaylandSeat {
         let seat = WaylandSeat(onEvent: onEvent)
         seat.attach(display: connection.display, queue: connection.queue)
+        if let compositor = connection.compositor, let shm = connection.shm { seat.cursorMaker = (compositor, shm) }
+        self.seat = seat
         let g = seatGeometry
         seat.setGeometry(surfaceWidth: g.surfaceWidth, surfaceHeight: g.surfaceHeight,
                          panelWidth: g.panelWidth, panelHeight: g.panelHeight)
         return seat
+    }
+
+    /// The seat hears where a `width` × `height` picture is on the panel (`place`, panel pixels;
+    /// nil: no stream on glass) when that changed.
+    func tellSeat(_ place: PixelRect?, width: Int = 0, height: Int = 0) {
+        let area = place.map { SeatVideoArea(x: $0.x, y: $0.y, width: $0.width, height: $0.height, videoWidth: width, videoHeight: height) }
+        guard area != seatVideoArea else { return }
+        seatVideoArea = area
+        seat?.setVideoArea(area)
     }
 
     /// The surface's logical size (as configured) and the mode in pixels: what

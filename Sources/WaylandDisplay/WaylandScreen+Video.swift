@@ -79,6 +79,7 @@ extension WaylandScreen {
         let logical = layout.logical(place)
         fitState = CPUFitPlacer.Placement(picture: "\(vw)x\(vh)", place: place,
                             scaler: place.width == vw && place.height == vh ? "none" : "compositor", why: nil)
+        tellSeat(place, width: vw, height: vh)
         guard place != full, let video = videoSurface, let sub = videoSubsurface, let videoViewport else {
             // The whole window: the picture on the toplevel itself.
             let wasOnSubsurface = videoPlacement.onSubsurface
@@ -164,7 +165,14 @@ extension WaylandScreen {
     func cpuPlace(width: Int, height: Int) -> PixelRect? {
         let r = cpuFit.place(width: width, height: height, bufferWidth: layout.bufferWidth, bufferHeight: layout.bufferHeight,
                              scaling: scaling, refreshIntervalNs: mode.refreshIntervalNs)
-        if r != nil { fitState = cpuFit.placement }
+        if let r {
+            fitState = cpuFit.placement
+            // (the buffer's pixels → the panel's: they differ only at a fractional scale)
+            let sx = Double(layout.pixelWidth) / Double(max(1, layout.bufferWidth))
+            let sy = Double(layout.pixelHeight) / Double(max(1, layout.bufferHeight))
+            tellSeat(PixelRect(x: Int(Double(r.x) * sx), y: Int(Double(r.y) * sy),
+                               width: Int(Double(r.width) * sx), height: Int(Double(r.height) * sy)), width: width, height: height)
+        }
         return r
     }
 

@@ -5,6 +5,7 @@ import Glibc
 import Screen
 import SystemClock
 import VideoFrames
+internal import Input
 internal import CWaylandClient
 internal import CWaylandProtocols
 
@@ -93,6 +94,12 @@ public final class WaylandScreen {
     var cpuFit = CPUFitPlacer(whySuffix: " (no wp_viewporter)", sentenceSuffix: " (the compositor offers no wp_viewporter)")
     /// Where the newest picture went, for the stats.
     var fitState: CPUFitPlacer.Placement?
+    /// The seat made by `makeSeat` (its cursor is the host's pointer; it hears the picture's place).
+    weak var seat: WaylandSeat?
+    /// What the seat was told of the picture's place, panel pixels.
+    var seatVideoArea: SeatVideoArea?
+    /// The host's pointer image on the seat's cursor now: its serial and the scale it was drawn at.
+    var cursorShown: (serial: UInt32, scale: Double)?
 
     // The panel's subsurface.
     private var panelSurface: OpaquePointer?

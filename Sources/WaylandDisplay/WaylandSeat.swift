@@ -4,6 +4,7 @@ import Glibc
 internal import CWaylandClient
 internal import CWaylandProtocols
 public import Input
+import Screen
 
 /// The compositor's seat for the kiosk (issue 20, item 3): `wl_seat` with its `wl_keyboard` and
 /// `wl_pointer`, and — while streaming with focus — the pointer locked (`zwp_pointer_constraints_v1`,
@@ -64,6 +65,18 @@ public final class WaylandSeat {
     private var surface: OpaquePointer?
     /// Streaming: lock, relative motion and the inhibitor are wanted while focused.
     private var capture = false
+    /// Desktop mode: the box draws the host's pointer as this seat's cursor and the host has not
+    /// captured it, so the pointer is not locked while streaming (absolute motion goes to the host).
+    private var pointerFree = false
+    /// The serial of the pointer's last enter on our surface (`set_cursor` needs it).
+    private var enterSerial: UInt32 = 0
+    /// The host's pointer as the cursor surface (nil: none; the shell and a locked pointer show none).
+    private var cursor: (surface: OpaquePointer, pool: ShmBufferPool, hotX: Int32, hotY: Int32)?
+    /// The pool shown before the current one, kept until the next change (the compositor may
+    /// still read it until the new one is committed).
+    private var previousCursorPool: ShmBufferPool?
+    /// The compositor and wl_shm of the screen's connection (cursor surfaces and their buffers).
+    var cursorMaker: (compositor: OpaquePointer, shm: OpaquePointer)?
     private(set) var keyboardFocus = false
     private(set) var pointerFocus = false
 
@@ -140,6 +153,60 @@ public final class WaylandSeat {
         updateCapture()
     }
 
+    /// Desktop mode (true): the host's pointer is drawn as this seat's cursor and the host has not
+    /// captured it, so the pointer is not locked while streaming; false: locked, as before.
+    public func setPointerFree(_ free: Bool) {
+        guard free != pointerFree else { return }
+        pointerFree = free
+        updateCapture()
+    }
+
+    /// Where the stream's picture is on the panel and the video's size (nil: no stream on glass).
+    public func setVideoArea(_ area: SeatVideoArea?) {
+        onEvent(.videoArea(area))
+    }
+
+    /// Whether the compositor offers a seat (a pointer may come and go on it).
+    public var hasSeat: Bool { seat != nil }
+
+    /// The host's pointer as the cursor over our surface: premultiplied ARGB8888 in a wl_shm
+    /// buffer of its own, at buffer scale 1 (surface-local size = its pixels), its hot spot where
+    /// the compositor's pointer is. nil: no cursor (the shell draws its own pointer).
+    func setCursor(_ image: CursorImage?) {
+        previousCursorPool = nil
+        if let old = cursor {
+            previousCursorPool = old.pool
+            if image == nil {
+                wl_surface_destroy(old.surface)
+                cursor = nil
+            }
+        }
+        if let image, let maker = cursorMaker,
+           let pool = try? ShmBufferPool(shm: maker.shm, width: image.width, height: image.height, format: 0, count: 1, generation: 0) {
+            image.pixels.withUnsafeBytes { src in
+                for row in 0..<image.height {
+                    memcpy(pool.pixels(0) + row * pool.stride, src.baseAddress! + row * image.width * 4, image.width * 4)
+                }
+            }
+            let surface = cursor?.surface ?? wl_compositor_create_surface(maker.compositor)!
+            wl_surface_attach(surface, pool.attach(0), 0, 0)
+            wl_surface_damage_buffer(surface, 0, 0, Int32(image.width), Int32(image.height))
+            wl_surface_commit(surface)
+            cursor = (surface, pool, Int32(image.hotX), Int32(image.hotY))
+        }
+        applyCursor()
+    }
+
+    /// Sets the pointer's cursor on our surface: the host's while free and streaming, else none.
+    private func applyCursor() {
+        guard let pointer, pointerFocus else { return }
+        if let c = cursor, capture, pointerFree {
+            wl_pointer_set_cursor(pointer, enterSerial, c.surface, c.hotX, c.hotY)
+        } else {
+            wl_pointer_set_cursor(pointer, enterSerial, nil, 0, 0)
+        }
+    }
+
     /// The surface's configured (logical) size and the panel's pixel size: absolute positions
     /// are scaled from one to the other.
     public func setGeometry(surfaceWidth: Int, surfaceHeight: Int, panelWidth: Int, panelHeight: Int) {
@@ -151,6 +218,8 @@ public final class WaylandSeat {
     public func destroy() {
         dropKeyboard()
         dropPointer()
+        if let c = cursor { wl_surface_destroy(c.surface) }
+        cursor = nil; previousCursorPool = nil
         for p in [relativeManager, constraints, inhibitManager].compactMap({ $0 }) { wl_proxy_destroy(p) }
         relativeManager = nil; constraints = nil; inhibitManager = nil
         if let s = seat { boundSeatVersion >= 5 ? wl_seat_release(s) : wl_proxy_destroy(s) }
@@ -171,7 +240,7 @@ public final class WaylandSeat {
     /// (or the pointer's end). The inhibitor is made on keyboard focus and destroyed on leave (a second
     /// one for the same surface and seat is a protocol error).
     private func updateCapture() {
-        let wantLock = capture && surface != nil && pointer != nil && constraints != nil && relativeManager != nil
+        let wantLock = capture && !pointerFree && surface != nil && pointer != nil && constraints != nil && relativeManager != nil
         // Made once the pointer is on the surface (sway 1.7 does not activate a lock made before
         // the pointer entered), kept through leaves (persistent: it comes back with the pointer).
         if wantLock, pointerFocus, lockedPointer == nil, let constraints, let surface, let pointer, let relativeManager {
@@ -190,6 +259,7 @@ public final class WaylandSeat {
             zwp_keyboard_shortcuts_inhibitor_v1_destroy(i)
             inhibitor = nil
         }
+        applyCursor()
     }
 
     private func dropLock() {
@@ -294,8 +364,8 @@ public final class WaylandSeat {
         enter: { data, pointer, serial, surface, x, y in
             let me = seatObject(data)
             guard me.ours(surface) else { return }
-            wl_pointer_set_cursor(pointer, serial, nil, 0, 0)   // the shell draws its own pointer
-            me.pointerFocus = true
+            me.enterSerial = serial
+            me.pointerFocus = true   // (updateCapture sets the cursor: none for the shell, which draws its own)
             me.onEvent(.pointerEnter(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y)))
             me.frameIfUnframed()
             me.updateCapture()

@@ -55,6 +55,28 @@ extension X11Screen: Screen {
         _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
+    /// The X server draws the host's pointer as the window's cursor where its pointer is: a
+    /// RENDER ARGB cursor, and XInput 2.2 for the pointer's place.
+    public var canDrawPointer: Bool { hostCursor != nil && connection.xinputVersion != nil }
+    public var pointerRoute: String {
+        guard hostCursor != nil else { return "none (\(hostCursorRoute))" }
+        return connection.xinputVersion == nil ? "none (the X server offers no XInput 2.2: no pointer through it)" : hostCursorRoute
+    }
+
+    /// The host's pointer as the window's cursor, drawn at the picture's scale; its place is the
+    /// X pointer's own (the local mouse moves it at once). nil: the blank cursor.
+    public func setPointer(_ pointer: ScreenPointer?) {
+        guard let cursors = hostCursor, !isLost else { return }
+        if let p = pointer {
+            let place = videoPlace ?? PixelRect(x: 0, y: 0, width: width, height: height)
+            let scale = CursorPlacement.scale(videoWidth: p.videoWidth > 0 ? p.videoWidth : place.width, picture: place)
+            cursors.show(p.image, scale: scale, on: window)
+        } else {
+            cursors.hide(on: window, blank: blankCursor)
+        }
+        connection.flush()
+    }
+
     /// The X server takes no HDR metadata from a client: pictures go out as SDR.
     public func setHDRMetadata(_ metadata: HDRStaticMetadata?) {}
     public var hdrCapability: ScreenHDRCapability { .none(reason: "an X11 window cannot signal HDR to the display") }
@@ -68,7 +90,10 @@ extension X11Screen: Screen {
             throw ScreenError.lost("the X server connection is gone")
         }
         reportStart()
-        defer { reportSummary() }
+        defer {
+            tellSeat(nil)
+            reportSummary()
+        }
         return try WindowedPresentLoop.run(
             presentation, steps: steps,
             pass: {

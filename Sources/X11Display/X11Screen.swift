@@ -5,6 +5,7 @@ import Foundation
 import Screen
 import SystemClock
 import VideoFrames
+internal import Input
 internal import CXCB
 
 /// The screen under an X server: one window the size of the root, made fullscreen through EWMH
@@ -35,7 +36,13 @@ public final class X11Screen {
 
     private let ewmh: UnsafeMutablePointer<xcb_ewmh_connection_t>
     private let presentEventID: UInt32
-    private let blankCursor: xcb_cursor_t
+    let blankCursor: xcb_cursor_t
+    /// The host's pointer as the window's cursor (nil: the server cannot show an ARGB cursor;
+    /// `hostCursorRoute` says why).
+    let hostCursor: X11HostCursor?
+    let hostCursorRoute: String
+    /// What the seat was told of the picture's place (absolute pointer motion maps through it).
+    var seatVideoArea: SeatVideoArea?
     /// The window's size in pixels (ConfigureNotify), and the refresh of the CRTC it is on.
     private(set) var width: Int, height: Int
     private var refreshMilliHz: Int
@@ -71,7 +78,7 @@ public final class X11Screen {
     private var panelOnPicture: OverlayImage?
     private var underPanel: [UInt8] = []
     private var underPanelRect: PixelRect?
-    private var videoPlace: PixelRect?
+    var videoPlace: PixelRect?
 
     // Present bookkeeping.
     private var ledger = PresentationLedger()
@@ -109,6 +116,7 @@ public final class X11Screen {
         blankCursor = xcb_generate_id(c)
         xcb_create_cursor(c, blankCursor, cursorPixmap, cursorPixmap, 0, 0, 0, 0, 0, 0, 0, 0)
         xcb_free_pixmap(c, cursorPixmap)
+        (hostCursor, hostCursorRoute) = X11HostCursor.make(conn)
 
         window = xcb_generate_id(c)
         let mask = XCB_CW_BACK_PIXEL.rawValue | XCB_CW_EVENT_MASK.rawValue | XCB_CW_CURSOR.rawValue
@@ -492,11 +500,19 @@ public final class X11Screen {
         stats.putImageFrames += pool.sharedMemory ? 0 : 1
         if let line = cpuFit.record(ns: dt) { FileHandle.standardError.write(Data(line.utf8)) }
         videoPlace = rect
+        tellSeat(SeatVideoArea(x: rect.x, y: rect.y, width: rect.width, height: rect.height, videoWidth: w, videoHeight: h))
         underPanelRect = nil
         blendPanel(pool, i)
         if !pool.sharedMemory { pool.upload(i) }
         present(pool, i, frameID: frameID, readyNs: readyNs, canvas: false)
         return true
+    }
+
+    /// The seat hears where the picture is (nil: no stream on glass) when that changed.
+    func tellSeat(_ area: SeatVideoArea?) {
+        guard area != seatVideoArea else { return }
+        seatVideoArea = area
+        seat?.setVideoArea(area)
     }
 
     /// The panel over buffer `index`: the pixels it will cover are kept first, so a later panel

@@ -60,6 +60,11 @@ public final class X11Seat {
     /// The client pointer and its paired keyboard (XI device ids), learnt at the first grab.
     private var devices: (pointer: UInt16, keyboard: UInt16)?
     private var pointerGrabbed = false, keyboardGrabbed = false
+    /// A grab was asked for since capture was last wanted (a refusal is not asked again each pass).
+    private var pointerTried = false, keyboardTried = false
+    /// The box draws the host's pointer and the host has not captured it (desktop mode): the
+    /// pointer stays free (absolute) while streaming; only the keyboard is grabbed.
+    private var pointerFree = false
     /// Pointer grabbed and raw motion selected: relative motion is forwarded, absolute is not.
     private(set) var locked = false
     private var mayGrabAtom: xcb_atom_t?
@@ -201,6 +206,20 @@ public final class X11Seat {
         updateCapture()
     }
 
+    /// Desktop mode (true): the box draws the host's pointer as the window's cursor and the host
+    /// has not captured it, so the pointer is not grabbed and its absolute motion goes to the host
+    /// (`.pointerMotion`); false: grabbed with relative motion while streaming, as before.
+    public func setPointerFree(_ free: Bool) {
+        guard free != pointerFree, !destroyed else { return }
+        pointerFree = free
+        updateCapture()
+    }
+
+    /// Where the stream's picture is on the window and the video's size (nil: no stream on glass).
+    public func setVideoArea(_ area: SeatVideoArea?) {
+        onEvent(.videoArea(area))
+    }
+
     /// The window's size and the mode's (panel's) pixel size: absolute positions are scaled from
     /// one to the other.
     public func setGeometry(surfaceWidth: Int, surfaceHeight: Int, panelWidth: Int, panelHeight: Int) {
@@ -223,23 +242,37 @@ public final class X11Seat {
 
     // MARK: - Grabs and raw motion
 
-    /// Grabs or ungrabs to match `capture` and the keyboard focus.
+    /// Grabs or ungrabs to match `capture`, `pointerFree` and the keyboard focus: the keyboard
+    /// while streaming with focus, the pointer too unless the box draws the host's free pointer.
     private func updateCapture() {
-        let want = capture && keyboardFocus && !destroyed
-        if want, !pointerGrabbed, !keyboardGrabbed {
-            grab()
-        } else if !want, pointerGrabbed || keyboardGrabbed {
-            ungrab()
+        let wantKeyboard = capture && keyboardFocus && !destroyed
+        let wantPointer = wantKeyboard && !pointerFree
+        if wantKeyboard, !keyboardGrabbed, !keyboardTried { grabKeyboard() }
+        if wantPointer, !pointerGrabbed, !pointerTried { grabPointer() }
+        if !wantPointer { ungrabPointer() }
+        if !wantKeyboard { ungrabKeyboard() }
+        xcb_flush(connection)
+    }
+
+    private func grabKeyboard() {
+        keyboardTried = true
+        guard let devices = masterDevices() else { return }
+        if isXwayland { askXwaylandToAllowKeyboardGrab() }
+        let k = withUnsafePointer(to: Self.windowEvents) {
+            xcb_input_xi_grab_device(connection, window, 0, 0, devices.keyboard,
+                                     UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue), UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue),
+                                     UInt8(XCB_INPUT_GRAB_OWNER_OWNER.rawValue), 1, $0)
+        }
+        let kStatus = grabStatus(k)
+        keyboardGrabbed = kStatus == 0
+        if kStatus != 0 {
+            notice("the X server refused the keyboard grab (\(Self.statusText(kStatus))): the window manager keeps its shortcuts while streaming")
         }
     }
 
-    private func grab() {
-        guard let devices = devices ?? clientDevices() else {
-            notice("XInput names no master pointer and keyboard: no grab; absolute pointer while streaming")
-            return
-        }
-        self.devices = devices
-        if isXwayland { askXwaylandToAllowKeyboardGrab() }
+    private func grabPointer() {
+        pointerTried = true
+        guard let devices = masterDevices() else { return }
         // The pointer without owner events: every pointer event is reported to our window. XI ≥ 2.1
         // delivers raw events to the root's selections whatever the grab, and an owner-events grab
         // delivers them once more up the window tree to that same selection (xserver
@@ -250,50 +283,61 @@ public final class X11Seat {
                                      UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue), UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue),
                                      UInt8(XCB_INPUT_GRAB_OWNER_NO_OWNER.rawValue), 1, $0)
         }
-        let k = withUnsafePointer(to: Self.windowEvents) {
-            xcb_input_xi_grab_device(connection, window, 0, 0, devices.keyboard,
-                                     UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue), UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue),
-                                     UInt8(XCB_INPUT_GRAB_OWNER_OWNER.rawValue), 1, $0)
-        }
-        let pStatus = grabStatus(p), kStatus = grabStatus(k)
-        keyboardGrabbed = kStatus == 0
-        if kStatus != 0 {
-            notice("the X server refused the keyboard grab (\(Self.statusText(kStatus))): the window manager keeps its shortcuts while streaming")
-        }
+        let pStatus = grabStatus(p)
         pointerGrabbed = pStatus == 0
-        if pointerGrabbed {
-            valuators.removeAll()
-            rawMotion.reset()
-            if let g = xcb_get_geometry_reply(connection, xcb_get_geometry(connection, root), nil) {
-                rootSize = (Int(g.pointee.width), Int(g.pointee.height))
-                free(g)
-            }
-            select(on: root, mask: Self.rawMotionEvents)
-            locked = true
-            if !pointerFocus, let p = pointerInWindow() {
-                pointerFocus = true
-                onEvent(.pointerEnter(x: p.x, y: p.y))
-                onEvent(.pointerFrame)
-            }
-            onEvent(.pointerLocked(true))
-        } else {
+        guard pointerGrabbed else {
             notice("the X server refused the pointer grab (\(Self.statusText(pStatus))): absolute pointer while streaming, no relative motion")
+            return
         }
-        xcb_flush(connection)
+        valuators.removeAll()
+        rawMotion.reset()
+        if let g = xcb_get_geometry_reply(connection, xcb_get_geometry(connection, root), nil) {
+            rootSize = (Int(g.pointee.width), Int(g.pointee.height))
+            free(g)
+        }
+        select(on: root, mask: Self.rawMotionEvents)
+        locked = true
+        if !pointerFocus, let p = pointerInWindow() {
+            pointerFocus = true
+            onEvent(.pointerEnter(x: p.x, y: p.y))
+            onEvent(.pointerFrame)
+        }
+        onEvent(.pointerLocked(true))
     }
 
-    private func ungrab() {
-        guard let devices else { return }
-        if pointerGrabbed { xcb_input_xi_ungrab_device(connection, 0, devices.pointer) }
-        if keyboardGrabbed { xcb_input_xi_ungrab_device(connection, 0, devices.keyboard) }
+    private func ungrabPointer() {
+        pointerTried = false
+        guard pointerGrabbed, let devices else { return }
+        xcb_input_xi_ungrab_device(connection, 0, devices.pointer)
         pointerGrabbed = false
-        keyboardGrabbed = false
         if locked {
             select(on: root, mask: 0)
             locked = false
             onEvent(.pointerLocked(false))
+            // Free in desktop mode: the host hears where the pointer is now (it moved while grabbed).
+            if capture, pointerFree, pointerFocus, let p = pointerInWindow() {
+                onEvent(.pointerMotion(x: p.x, y: p.y))
+                onEvent(.pointerFrame)
+            }
         }
-        xcb_flush(connection)
+    }
+
+    private func ungrabKeyboard() {
+        keyboardTried = false
+        guard keyboardGrabbed, let devices else { return }
+        xcb_input_xi_ungrab_device(connection, 0, devices.keyboard)
+        keyboardGrabbed = false
+    }
+
+    /// The client pointer and its keyboard, learnt once (nil, with a notice, when XInput names none).
+    private func masterDevices() -> (pointer: UInt16, keyboard: UInt16)? {
+        if let devices { return devices }
+        guard let found = clientDevices() else {
+            notice("XInput names no master pointer and keyboard: no grab; absolute pointer while streaming")
+            return nil
+        }
+        devices = found
+        return found
     }
 
     /// The grab's status (GrabSuccess 0, AlreadyGrabbed 1, GrabInvalidTime 2, GrabNotViewable 3,

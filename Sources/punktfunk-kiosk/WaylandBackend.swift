@@ -17,7 +17,7 @@ enum WaylandBackend {
         guard let wayland = screen as? WaylandScreen else { return nil }
         let seat = wayland.makeSeat { event in service.seat(event) }
         for notice in seat.notices { note(notice) }
-        return SeatLink(setCapture: { seat.setCapture($0) },
+        return SeatLink(setCapture: { seat.setCapture($0) }, setPointerFree: { seat.setPointerFree($0) },
                         followMode: {
                             let g = wayland.seatGeometry
                             seat.setGeometry(surfaceWidth: g.surfaceWidth, surfaceHeight: g.surfaceHeight,

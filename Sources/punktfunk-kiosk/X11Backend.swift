@@ -24,7 +24,7 @@ enum X11Backend {
     static func openSeat(_ screen: any Screen, _ service: InputService) -> SeatLink? {
         guard let x11 = screen as? X11Screen, let seat = x11.makeSeat(onEvent: { event in service.seat(event) }) else { return nil }
         for notice in seat.notices { note(notice) }
-        return SeatLink(setCapture: { seat.setCapture($0) },
+        return SeatLink(setCapture: { seat.setCapture($0) }, setPointerFree: { seat.setPointerFree($0) },
                         followMode: {
                             let m = x11.mode
                             seat.setGeometry(surfaceWidth: m.width, surfaceHeight: m.height, panelWidth: m.width, panelHeight: m.height)

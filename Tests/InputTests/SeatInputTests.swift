@@ -163,6 +163,27 @@ import PunktfunkWire
         #expect(r.take().isEmpty)                                      // nothing without focus
     }
 
+    /// A stream's picture letterboxed on a scaled surface: the host hears video pixels through the
+    /// picture's place (its centre maps onto the video's centre; the bars clamp to its edges), the
+    /// video as the reference; once the stream leaves, panel pixels again.
+    @Test func aStreamsPictureMapsThePointerIntoVideoPixels() {
+        let r = Rig()
+        // 1920x1080 panel (960x540 surface at scale 2); a 4:3 1024x768 picture pillarboxed at 240…1680.
+        r.feed(.geometry(surfaceWidth: 960, surfaceHeight: 540, panelWidth: 1920, panelHeight: 1080),
+               .videoArea(SeatVideoArea(x: 240, y: 0, width: 1440, height: 1080, videoWidth: 1024, videoHeight: 768)),
+               .pointerEnter(x: 480, y: 270), .pointerFrame,       // panel (960, 540)
+               .pointerMotion(x: 50, y: 539.9), .pointerFrame,     // panel (100, 1079): over the left bar
+               .pointerMotion(x: 959.9, y: 0), .pointerFrame)      // panel (1919, 0): over the right bar
+        // (960 − 240 + 0.5)·1024/1440 = 512.36 → 512; (540.5)·768/1080 = 384.36 → 384.
+        #expect(r.take() == [
+            .mouseMoveAbs(x: 512, y: 384, referenceWidth: 1024, referenceHeight: 768),
+            .mouseMoveAbs(x: 0, y: 767, referenceWidth: 1024, referenceHeight: 768),
+            .mouseMoveAbs(x: 1023, y: 0, referenceWidth: 1024, referenceHeight: 768),
+        ])
+        r.feed(.videoArea(nil), .pointerMotion(x: 10, y: 10), .pointerFrame)
+        #expect(r.take() == [.mouseMoveAbs(x: 20, y: 20, referenceWidth: 1920, referenceHeight: 1080)])
+    }
+
     @Test func lockedPointerSendsUnacceleratedRelativeCounts() {
         let r = Rig()
         r.feed(.geometry(surfaceWidth: 1280, surfaceHeight: 720, panelWidth: 1280, panelHeight: 720),

@@ -185,4 +185,49 @@ struct X11ScreenLiveTests {
                                          height: height / 2)],
                      colour: FrameColour())
     }
+
+    /// The cursor the server shows now, as XFixes reads it back: size, hot spot and its
+    /// premultiplied ARGB pixels (XFixesGetCursorImage, from a connection of its own).
+    static func shownCursor(display: String) -> (width: Int, height: Int, xhot: Int, yhot: Int, pixels: [UInt32])? {
+        var n: Int32 = 0
+        guard let c = xcb_connect(display, &n), xcb_connection_has_error(c) == 0 else { return nil }
+        defer { xcb_disconnect(c) }
+        free(xcb_xfixes_query_version_reply(c, xcb_xfixes_query_version(c, 4, 0), nil))
+        guard let r = xcb_xfixes_get_cursor_image_reply(c, xcb_xfixes_get_cursor_image(c), nil) else { return nil }
+        defer { free(r) }
+        let count = Int(xcb_xfixes_get_cursor_image_cursor_image_length(r))
+        let pixels = Array(UnsafeBufferPointer(start: xcb_xfixes_get_cursor_image_cursor_image(r), count: count))
+        return (Int(r.pointee.width), Int(r.pointee.height), Int(r.pointee.xhot), Int(r.pointee.yhot), pixels)
+    }
+
+    /// The host's pointer becomes the window's cursor (RENDER ARGB), drawn at the picture's scale
+    /// with its hot spot scaled; none puts the blank cursor back. XFixes is the judge.
+    @Test func theHostsPointerIsTheWindowsCursorAtThePicturesScale() throws {
+        let x = try XvfbServer.start(width: 1024, height: 600)
+        defer { x.stop() }
+        let screen = try X11Screen(display: x.display)
+        defer { screen.close() }
+        #expect(screen.canDrawPointer, "\(screen.pointerRoute)")
+        #expect(screen.pointerRoute.hasPrefix("window cursor (RENDER 0."))
+        // 16×16 half-transparent magenta with an opaque white top-left pixel, hot spot (3, 4).
+        var rgba = [UInt8](repeating: 0, count: 16 * 16 * 4)
+        for i in stride(from: 0, to: rgba.count, by: 4) { rgba[i] = 255; rgba[i + 2] = 255; rgba[i + 3] = 128 }
+        rgba[0] = 255; rgba[1] = 255; rgba[2] = 255; rgba[3] = 255
+        let image = try #require(CursorImage(serial: 7, width: 16, height: 16, hotX: 3, hotY: 4, straightRGBA: rgba))
+        // A 512-wide video on the 1024-wide window (no picture yet: the window is its place): × 2.
+        screen.setPointer(ScreenPointer(image: image, x: 100, y: 100, videoWidth: 512, videoHeight: 300))
+        screen.sync()
+        let shown = try #require(Self.shownCursor(display: x.display))
+        #expect(shown.width == 32 && shown.height == 32 && shown.xhot == 6 && shown.yhot == 8)
+        // Premultiplied: (255·128 + 127)/255 = 128 → 0x80800080; the white pixel covers 2×2.
+        #expect(shown.pixels.count == 32 * 32)
+        #expect(shown.pixels[0] == 0xFFFF_FFFF && shown.pixels[1] == 0xFFFF_FFFF && shown.pixels[32] == 0xFFFF_FFFF && shown.pixels[33] == 0xFFFF_FFFF)
+        #expect(shown.pixels[2] == 0x8080_0080 && shown.pixels[32 * 32 - 1] == 0x8080_0080)
+        // A move of the host's pointer is no new cursor (its place is the X pointer's).
+        screen.setPointer(ScreenPointer(image: image, x: 300, y: 10, videoWidth: 512, videoHeight: 300))
+        screen.setPointer(nil)
+        screen.sync()
+        let blank = try #require(Self.shownCursor(display: x.display))
+        #expect(blank.pixels.allSatisfy { $0 >> 24 == 0 }, "the blank cursor: no pixel with alpha")
+    }
 }

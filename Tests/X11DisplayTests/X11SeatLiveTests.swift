@@ -110,6 +110,59 @@ import Glibc
             == [.keyboardEnter(keys: []), .pointerEnter(x: 99, y: 59), .pointerFrame])
     }
 
+    /// Desktop mode (the box draws the host's free pointer): streaming grabs the keyboard only;
+    /// the pointer stays absolute, and the host's capture (the hint) grabs it, with raw deltas.
+    @Test(.enabled(if: canRun, why)) func desktopModeGrabsTheKeyboardOnlyUntilTheHostCaptures() throws {
+        let (x, _, seat, rec) = try Self.rig()
+        defer { seat.destroy(); x.close() }
+        seat.setPointerFree(true)
+        seat.setCapture(true)
+        #expect(rec.take() == [])
+        x.moveTo(300, 200)
+        x.pump(seat) { rec.events.count >= 2 }
+        #expect(rec.take() == [.pointerMotion(x: 300, y: 200), .pointerFrame])
+        seat.setPointerFree(false)
+        #expect(rec.take() == [.pointerLocked(true)])
+        x.moveBy(4, -2)
+        x.pump(seat) { rec.events.count >= 1 }
+        #expect(rec.take() == [.relativeMotion(dx: 4, dy: -2)])
+        seat.setPointerFree(true)
+        #expect(rec.take() == [.pointerLocked(false), .pointerMotion(x: 304, y: 198), .pointerFrame])
+        // Only the keyboard is ours: another client's pointer grab succeeds, its keyboard grab does not.
+        let other = try x.secondConnection()
+        defer { xcb_disconnect(other) }
+        let pointer = xcb_grab_pointer_reply(other, xcb_grab_pointer(other, 0, x.root, 0, UInt8(XCB_GRAB_MODE_ASYNC.rawValue),
+                                                                     UInt8(XCB_GRAB_MODE_ASYNC.rawValue), 0, 0, 0), nil)
+        let keyboard = xcb_grab_keyboard_reply(other, xcb_grab_keyboard(other, 0, x.root, 0, UInt8(XCB_GRAB_MODE_ASYNC.rawValue),
+                                                                        UInt8(XCB_GRAB_MODE_ASYNC.rawValue)), nil)
+        defer { free(pointer); free(keyboard) }
+        #expect(pointer?.pointee.status == 0 && keyboard?.pointee.status == 1)
+    }
+
+    /// With the picture's place known, the host hears the seat's pointer in video pixels through it
+    /// (here pillarboxed: a 4:3 video at 160…480 of a 640-wide window).
+    @Test(.enabled(if: canRun, why)) func theVideoAreaMapsThePointerOntoTheVideo() throws {
+        let (x, _, seat, rec) = try Self.rig()
+        defer { seat.destroy(); x.close() }
+        let sink = Sink()
+        let mapper = InputMapper(sink: sink)
+        mapper.setPolicy(InputPolicy(normalisedScroll: false))
+        let navigation = NavigationMapper()
+        navigation.setRoute(.host)
+        let input = SeatInput(mapper: mapper, navigation: navigation)
+        seat.onEvent = { input.handle($0); rec.events.append($0) }
+        seat.setGeometry(surfaceWidth: 640, surfaceHeight: 480, panelWidth: 640, panelHeight: 480)
+        seat.setVideoArea(SeatVideoArea(x: 160, y: 0, width: 320, height: 480, videoWidth: 1024, videoHeight: 768))
+        input.handle(.pointerEnter(x: 100, y: 50))   // (the rig's enter came before this mapping)
+        _ = rec.take()
+        x.moveTo(320, 240)
+        x.moveTo(100, 479)
+        x.pump(seat) { rec.events.count >= 6 }
+        let moves = sink.events.filter { $0.kind == .mouseMoveAbs }
+        #expect(moves.suffix(2) == [.mouseMoveAbs(x: 513, y: 384, referenceWidth: 1024, referenceHeight: 768),
+                                    .mouseMoveAbs(x: 0, y: 767, referenceWidth: 1024, referenceHeight: 768)])
+    }
+
     @Test(.enabled(if: canRun, why)) func refusedPointerGrabLeavesThePointerAbsolute() throws {
         let (x, _, seat, rec) = try Self.rig()
         defer { seat.destroy(); x.close() }

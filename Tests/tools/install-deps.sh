@@ -16,7 +16,7 @@ packages=(
   libpango1.0-dev                                             # the shell's text (pango on cairo, DejaVu Sans)
   libwayland-dev wayland-protocols libxkbcommon-dev           # the Wayland backend (wayland-scanner runs at build time)
   libxcb1-dev libxcb-present-dev libxcb-shm0-dev libxcb-xinput-dev libxcb-dri3-dev libxcb-xfixes0-dev \
-    libxcb-randr0-dev libxcb-xtest0-dev libxcb-ewmh-dev libxcb-icccm4-dev   # the X11 backend (xcb and its extensions)
+    libxcb-randr0-dev libxcb-xtest0-dev libxcb-ewmh-dev libxcb-icccm4-dev libxcb-render0-dev   # the X11 backend (xcb and its extensions)
   xvfb matchbox-window-manager x11-apps xdotool x11-utils    # X11 tests: Xvfb, an EWMH window manager, xwd screenshots, XTEST keys (xdotool), xprop
   ffmpeg                                                      # test oracles: libx265 fixtures, trace_headers
   lintian dpkg-dev fakeroot iproute2 util-linux               # package checks (build-deb.sh --check); mDNS tests in a netns

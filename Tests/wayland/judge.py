@@ -22,6 +22,10 @@ exits 0 (pass) or 1 (fail). Pictures are judged as the VM harness judges screend
   judge.py keys LISTENER_LOG SCRIPT         the listener saw exactly the script's key edges
   judge.py hostkeys INPUT_LOG SCRIPT        pf-testhost's input log holds exactly the script's
                                             key edges as VKs (evdev→VK by the kiosk's table)
+  judge.py pointer SHOT RRGGBB X Y W H INPUT_LOG SKIP REF_W REF_H HOST_X HOST_Y
+                                            the box-drawn pointer: the colour's pixels fill a WxH
+                                            box at X,Y (±2 px) and the host's last MouseMoveAbs
+                                            after line SKIP is HOST_X,HOST_Y on REF_WxREF_H
 """
 import json
 import os
@@ -277,11 +281,42 @@ def hostkeys(log, script, skip="0"):
     return seen == want
 
 
+def pointer(shot, hexcolour, x, y, w, h, host_log, skip, ref_w, ref_h, host_x, host_y):
+    """The box-drawn pointer in a screenshot: the pixels of `hexcolour` (±8 per channel) span
+    exactly a `w`×`h` box at (`x`, `y`) (±2 px: the spec's place after the fit), and the host's
+    last MouseMoveAbs (kind 3) after line `skip` of its input log is (`host_x`, `host_y`) on a
+    `ref_w`×`ref_h` reference."""
+    sw, sh, px = rgb(shot)
+    want = bytes.fromhex(hexcolour)
+    xs, ys = [], []
+    for i in range(0, len(px), 3):
+        if abs(px[i] - want[0]) <= 8 and abs(px[i + 1] - want[1]) <= 8 and abs(px[i + 2] - want[2]) <= 8:
+            xs.append((i // 3) % sw)
+            ys.append((i // 3) // sw)
+    box = (min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1) if xs else None
+    moves = []
+    with open(host_log) as f:
+        for line in list(f)[int(skip):]:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            if e.get("kind") == 3:
+                i32 = lambda v: v - (1 << 32) if v >= 1 << 31 else v
+                moves.append((i32(e["x"]), i32(e["y"]), e.get("flags", 0) >> 16, e.get("flags", 0) & 0xFFFF))
+    want_box = (int(x), int(y), int(w), int(h))
+    want_move = (int(host_x), int(host_y), int(ref_w), int(ref_h))
+    print(f"{os.path.basename(shot)} {sw}x{sh}: #{hexcolour} spans {box} ({len(xs)} pixels), want {want_box} ±2; "
+          f"host's last MouseMoveAbs {moves[-1] if moves else None}, want {want_move}")
+    return box is not None and len(xs) == box[2] * box[3] and box[2:] == want_box[2:] \
+        and all(abs(a - b) <= 2 for a, b in zip(box[:2], want_box[:2])) and bool(moves) and moves[-1] == want_move
+
+
 def main(argv):
     what, args = argv[1], argv[2:]
     ok = {"colour": lambda: colour(*args), "demo": lambda: demo(*args), "ocr": lambda: ocr(args[0], args[1:]),
           "keys": lambda: keys(*args), "hostkeys": lambda: hostkeys(*args), "summary": lambda: summary(*args),
-          "protocol": lambda: protocol(*args), "pacing": lambda: pacing(*args)}[what]()
+          "protocol": lambda: protocol(*args), "pacing": lambda: pacing(*args), "pointer": lambda: pointer(*args)}[what]()
     return 0 if ok else 1
 
 

@@ -302,11 +302,14 @@ wants sway || return 0 2>/dev/null || exit 0   # (the last group: the rest is sw
 port=$((20000 + RANDOM % 20000))
 # A decodable stream (the demo's HEVC): synthetic AUs end a stream on glass ("no picture that
 # could be decoded").
+# The host forwards its pointer (a 16x16 magenta square on its 1920x1080 desktop, 0xD0 each frame).
 timeout 120 "$TESTHOST" --bind 127.0.0.1 --port $port --hevc "$fixture" --fps 30 --max-seconds 100 \
+  --input-caps cursor,snapshots,edges,scroll \
   --input-log "$out/kiosk-host-input.jsonl" > "$out/kiosk-host.stdout" 2> "$out/kiosk-host.stderr" &
 host=$!
 if ! wait_for "$out/kiosk-host.stderr" 'fingerprint' 20; then
   for c in "keys injected reach pf-testhost's input log exactly" "focus loss releases held keys on the host" \
+           "the host's pointer is the kiosk's cursor at the picture's scale, where sway's pointer is, and the host hears its place" \
            "output resize reaches the host as a mode request" "compositor killed mid-stream ends the kiosk cleanly"; do
     result FAIL "sway: $c" "pf-testhost did not start: $(head -c 300 "$out/kiosk-host.stderr")"
   done
@@ -335,6 +338,18 @@ if start_sway kiosk-stream 1280x720; then
   { echo "sleep 1500"; cat "$out/kiosk-keys.txt"; echo sync; } >&9
   sleep 3
   judge "sway: keys injected reach pf-testhost's input log exactly" hostkeys "$out/kiosk-host-input.jsonl" "$out/kiosk-keys.txt"
+
+  # The host's pointer drawn by the box (desktop mode): sway shows pf-testhost's pointer as the
+  # kiosk's cursor surface where the virtual pointer put sway's pointer — its 16 px drawn at the
+  # picture's scale (the 1920-wide desktop shown 1280 wide: 11x11 magenta at the hot spot, 1000,200)
+  # — and the host hears the place in video pixels through the picture's place (§6.2 MouseMoveAbs:
+  # (1000.5·640/1280, 200.5·360/720) → (500, 100) on 640x360). grim -c shoots it with the cursor.
+  lines=$(wc -l < "$out/kiosk-host-input.jsonl")
+  printf 'abs 640 360 1280 720\nsleep 300\nabs 1000 200 1280 720\nsync\n' >&9
+  sleep 1.5
+  on grim -c "$xdg/kiosk-pointer.png" 2>> "$out/grim.log"; cp "$xdg/kiosk-pointer.png" "$out/kiosk-pointer.png" 2>/dev/null
+  judge "sway: the host's pointer is the kiosk's cursor at the picture's scale, where sway's pointer is, and the host hears its place" \
+    pointer "$out/kiosk-pointer.png" ff00ff 1000 200 11 11 "$out/kiosk-host-input.jsonl" "$lines" 640 360 500 100
 
   # Focus loss: S held, a window takes the focus: the host gets S's release from the kiosk.
   lines=$(wc -l < "$out/kiosk-host-input.jsonl")

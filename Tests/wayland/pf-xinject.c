@@ -1,5 +1,5 @@
 /* The X11 cases' injector (Tests/wayland/x11-cases.sh; run.sh compiles it with gcc against xcb +
- * xcb-xtest). It talks to the X server named by $DISPLAY.
+ * xcb-xtest + xcb-xfixes). It talks to the X server named by $DISPLAY.
  *
  *   pf-xinject inject < SCRIPT    drive the server's core devices through XTEST (FakeInput), the
  *                                 same lines as `pf-wlclient inject`, one command a line:
@@ -19,6 +19,13 @@
  *                                 (SetInputFocus); prints "focused 0xID" on stdout, then stays until
  *                                 killed (or the server goes away: exit 0).
  *
+ *   pf-xinject cursor             the cursor the server shows now, as XFixes reads it back
+ *                                 (GetCursorImage): one line
+ *       cursor X Y W H XHOT YHOT OPAQUE COLOUR
+ *                                 the pointer's place on the root, the image's size and hot
+ *                                 spot, how many of its pixels have any alpha, and the hex ARGB
+ *                                 of its most common pixel with alpha ("none" when none has).
+ *
  * Exit 1 when it cannot start (no server, no XTEST), 2 on a line it cannot read.
  */
 #define _GNU_SOURCE
@@ -28,6 +35,7 @@
 #include <unistd.h>
 #include <xcb/xcb.h>
 #include <xcb/xtest.h>
+#include <xcb/xfixes.h>
 
 static xcb_connection_t *conn;
 static xcb_screen_t *screen;
@@ -125,9 +133,29 @@ static int steal_focus(const char *name) {
     return 0;  /* the server went away */
 }
 
+static int cursor(void) {
+    free(xcb_xfixes_query_version_reply(conn, xcb_xfixes_query_version(conn, 4, 0), NULL));
+    xcb_xfixes_get_cursor_image_reply_t *r = xcb_xfixes_get_cursor_image_reply(conn, xcb_xfixes_get_cursor_image(conn), NULL);
+    if (!r) { fprintf(stderr, "pf-xinject: the X server answered no XFixes cursor image\n"); return 1; }
+    int n = xcb_xfixes_get_cursor_image_cursor_image_length(r), opaque = 0, best = 0;
+    uint32_t *px = xcb_xfixes_get_cursor_image_cursor_image(r), colour = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(px[i] >> 24)) continue;
+        opaque++;
+        int same = 0;
+        for (int j = 0; j < n; j++) same += px[j] == px[i];
+        if (same > best) { best = same; colour = px[i]; }
+    }
+    char hex[16] = "none";
+    if (opaque) snprintf(hex, sizeof hex, "%08x", colour);
+    printf("cursor %d %d %u %u %u %u %d %s\n", r->x, r->y, r->width, r->height, r->xhot, r->yhot, opaque, hex);
+    free(r);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2 || (strcmp(argv[1], "inject") != 0 && strcmp(argv[1], "steal-focus") != 0)) {
-        fprintf(stderr, "usage: pf-xinject inject < SCRIPT | pf-xinject steal-focus [NAME]   (on $DISPLAY)\n");
+    if (argc < 2 || (strcmp(argv[1], "inject") != 0 && strcmp(argv[1], "steal-focus") != 0 && strcmp(argv[1], "cursor") != 0)) {
+        fprintf(stderr, "usage: pf-xinject inject < SCRIPT | pf-xinject steal-focus [NAME] | pf-xinject cursor   (on $DISPLAY)\n");
         return 1;
     }
     int which = 0;
@@ -139,7 +167,8 @@ int main(int argc, char **argv) {
     xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(conn));
     for (int i = 0; i < which && it.rem; i++) xcb_screen_next(&it);
     screen = it.data;
-    int rc = strcmp(argv[1], "inject") == 0 ? inject() : steal_focus(argc > 2 ? argv[2] : "pf-steal-focus");
+    int rc = strcmp(argv[1], "inject") == 0 ? inject()
+           : strcmp(argv[1], "cursor") == 0 ? cursor() : steal_focus(argc > 2 ? argv[2] : "pf-steal-focus");
     xcb_disconnect(conn);
     return rc;
 }

@@ -111,7 +111,7 @@ x11_missing=()
 for tool in Xvfb:xvfb xwd:x11-apps xprop:x11-utils xev:x11-utils xdpyinfo:x11-utils xdotool:xdotool matchbox-window-manager:matchbox-window-manager; do
   command -v "${tool%%:*}" > /dev/null || x11_missing+=("${tool%%:*} (package ${tool#*:})")
 done
-pkg-config --exists xcb xcb-xtest || x11_missing+=("xcb's headers (packages libxcb1-dev libxcb-xtest0-dev)")
+pkg-config --exists xcb xcb-xtest xcb-xfixes || x11_missing+=("xcb's headers (packages libxcb1-dev libxcb-xtest0-dev libxcb-xfixes0-dev)")
 
 # Who runs sway and cage.
 if [ "$(id -u)" -eq 0 ]; then
@@ -152,7 +152,7 @@ if ! gcc -O1 -Wall -o "$bin/pf-kwinshot" "$here/pf-kwinshot.c" $(pkg-config --cf
   result FAIL "test client" "gcc pf-kwinshot: $(head -c 400 "$out/gcc-kwinshot.log")"; exit 1
 fi
 # shellcheck disable=SC2046
-if [ ${#x11_missing[@]} -eq 0 ] && ! gcc -O1 -Wall -o "$bin/pf-xinject" "$here/pf-xinject.c" $(pkg-config --cflags --libs xcb xcb-xtest) \
+if [ ${#x11_missing[@]} -eq 0 ] && ! gcc -O1 -Wall -o "$bin/pf-xinject" "$here/pf-xinject.c" $(pkg-config --cflags --libs xcb xcb-xtest xcb-xfixes) \
      2> "$out/gcc-xinject.log"; then
   result FAIL "test client" "gcc pf-xinject: $(head -c 400 "$out/gcc-xinject.log")"
   x11_missing+=("a working pf-xinject (gcc failed: $out/gcc-xinject.log)")
@@ -485,8 +485,10 @@ x11_cases=("x11 (Xvfb, no window manager): demo --display x11 fills the screen"
            "x11 (Xwayland in weston): demo fills the screen" "x11 (Xwayland in weston): the start line says the server is Xwayland"
            "x11 (Xwayland in sway): demo fills the screen" "x11 (Xwayland in sway): the start line and honest Present counters"
            "x11 (Xvfb): the shell's home screen (OCR)"
+           "x11 (Xvfb + matchbox): the host's pointer is the window's cursor at the picture's scale, where the X pointer is, and the host hears its place"
            "x11 (Xvfb + matchbox): keys injected (XTEST) reach pf-testhost's input log exactly"
            "x11 (Xvfb + matchbox): focus loss releases held keys on the host"
+           "x11 (Xvfb + matchbox): once the host captures its pointer the cursor is blank and motion is relative"
            "x11 (Xvfb + matchbox): X server killed mid-stream ends the kiosk cleanly"
            "x11: --display auto with DISPLAY set and no Wayland socket picks x11, saying why"
            "x11 (Xvfb): check names the X server")
@@ -496,6 +498,7 @@ kiosk_cases=("sway: demo --display wayland fills the screen" "sway at scale 1.5:
              "mutter: demo fills the screen (counters and protocol log)" "sway: the shell's home screen (OCR)"
              "cage: the shell's home screen (OCR)"
              "sway: keys injected reach pf-testhost's input log exactly" "sway: focus loss releases held keys on the host"
+             "sway: the host's pointer is the kiosk's cursor at the picture's scale, where sway's pointer is, and the host hears its place"
              "sway: output resize reaches the host as a mode request" "sway: compositor killed mid-stream ends the kiosk cleanly"
              "sway: check names sway" "weston: check names weston" "cage: check names cage" "KWin: check names kwin_wayland"
              "mutter: check names mutter"

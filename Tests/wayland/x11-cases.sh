@@ -48,6 +48,46 @@ x11_window() {  # x11_window: the focused window and the kiosk's windows' geomet
     DISPLAY="$xdisp" xdotool getwindowname "$w" getwindowgeometry "$w" 2>/dev/null | tr '\n' ' '; done)
 }
 
+# x11_pointer_judge NAME desktop|captured CURSOR-LINE HOST-INPUT: the window's cursor as XFixes read
+# it (pf-xinject cursor) and what reached pf-testhost's input log meanwhile. desktop: the cursor is
+# pf-testhost's, scaled to 11x11, at the X pointer's place (1000, 200), and the host's last MouseMoveAbs
+# is (500, 100) on 640x360; captured: no pixel of the cursor has alpha and the host got MouseMove
+# counts summing to (30, 0), no MouseMoveAbs.
+x11_pointer_judge() {
+  local name="$1" figures; shift
+  if figures=$(python3 - "$@" 2>&1 <<'PY'
+import json, sys
+mode, cursor_path, host_path = sys.argv[1:4]
+line = open(cursor_path).read().split()
+host = []
+for raw in open(host_path):
+    try:
+        e = json.loads(raw)
+    except ValueError:
+        continue
+    if e.get("kind") in (2, 3):
+        i32 = lambda v: v - (1 << 32) if v >= 1 << 31 else v
+        host.append((e["kind"], i32(e["x"]), i32(e["y"]), e.get("flags", 0)))
+fig = f"cursor {' '.join(line[1:]) if line[:1] == ['cursor'] else 'unread: ' + ' '.join(line)[:120]}; host {host[-4:]}"
+ok = line[:1] == ["cursor"]
+if mode == "desktop":
+    absolute = [h for h in host if h[0] == 3]
+    ok = ok and line[1:] == ["1000", "200", "11", "11", "0", "0", "121", "ffff00ff"] \
+        and bool(absolute) and absolute[-1] == (3, 500, 100, 640 << 16 | 360) and not any(h[0] == 2 for h in host)
+else:
+    rel = [h for h in host if h[0] == 2]
+    ok = ok and line[-2:] == ["0", "none"] and bool(rel) and sum(h[1] for h in rel) == 30 \
+        and sum(h[2] for h in rel) == 0 and not any(h[0] == 3 for h in host)
+print(fig)
+sys.exit(0 if ok else 1)
+PY
+); then
+    result PASS "$name" "$figures"
+  else
+    result FAIL "$name" "$figures"
+  fi
+}
+
 # x11_counters NAME STDERR MODE: the kiosk's own word on the demo (its stderr): a start line
 # {"x11":{…}}, and a summary {"summary":true,"display":{"backend":"x11",…}} that committed pictures,
 # had some presented and counts no more completions (presented) and discards than commits — the
@@ -235,7 +275,10 @@ if start_xvfb x11-mb matchbox; then
 
   # e. a stream from pf-testhost: keys, focus loss, the server killed
   port=$((20000 + RANDOM % 20000))
+  # The host forwards its pointer (a 16x16 magenta square, 0xD0 each frame) and captures it from
+  # frame 360 on (12 s: after the pointer, key and focus cases below).
   timeout 90 "$TESTHOST" --bind 127.0.0.1 --port $port --hevc "$fixture" --fps 30 --max-seconds 80 \
+    --input-caps cursor,snapshots,edges,scroll --pointer-captured-from 360 \
     --input-log "$out/x11-host-input.jsonl" > "$out/x11-host.stdout" 2> "$out/x11-host.stderr" &
   host=$!
   if wait_for "$out/x11-host.stderr" 'fingerprint' 20; then
@@ -245,6 +288,20 @@ if start_xvfb x11-mb matchbox; then
     wait_for "$out/x11-stream.stdout" '"second"' 40 || true
     sleep 1
     x11_window > "$out/x11-stream.window"
+    # The host's pointer drawn by the box (desktop mode): the X server shows pf-testhost's pointer
+    # as the window's cursor — 16x16 pixels of its 1920x1080 desktop (its ServerHello mode) drawn at
+    # the picture's scale (the mode shown 1280 wide: 16·1280/1920 = 10.7, so 11x11 magenta
+    # ff ff 00 ff, hot spot 0,0) — where XTEST put the X pointer, with no round trip;
+    # the host hears that place in video pixels through the picture's place (§6.2 MouseMoveAbs:
+    # (1000.5·640/1280, 200.5·360/720) → (500, 100), reference 640x360). XFixes is the judge.
+    lines=$(wc -l < "$out/x11-host-input.jsonl")
+    printf 'abs 640 360 1280 720\nsync\nsleep 300\nabs 1000 200 1280 720\nsync\n' | onx "$bin/pf-xinject" inject 2>> "$out/x11-inject.log"
+    i=0; until [ "$(onx "$bin/pf-xinject" cursor 2>&1 | tee "$out/x11-cursor-desktop.txt" | cut -d' ' -f2-)" = "1000 200 11 11 0 0 121 ffff00ff" ] \
+      || [ $i -gt 30 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.5
+    tail -n +$((lines + 1)) "$out/x11-host-input.jsonl" > "$out/x11-host-pointer.jsonl"
+    x11_pointer_judge "x11 (Xvfb + matchbox): the host's pointer is the window's cursor at the picture's scale, where the X pointer is, and the host hears its place" \
+      desktop "$out/x11-cursor-desktop.txt" "$out/x11-host-pointer.jsonl"
     # Keys: the sway case's (letters, modifiers, arrows, Enter, Space, Backspace), into the focused window.
     : > "$out/x11-keys.txt"
     for code in 30 48 17 31 32 42 54 29 56 103 108 105 106 28 57 14; do
@@ -273,6 +330,18 @@ if start_xvfb x11-mb matchbox; then
     printf 'key 31 0\nsync\n' | onx "$bin/pf-xinject" inject 2>> "$out/x11-inject.log"   # (to the thief)
     stop $steal
     sleep 0.5   # matchbox gives the kiosk the focus back
+
+    # The host captured its pointer (frame 360 on, 0xD0's relative-mode hint): the window's cursor
+    # is blank again (the pointer grabbed) and XTEST's motion reaches the host as relative counts.
+    i=0; until onx "$bin/pf-xinject" cursor 2>&1 | tee "$out/x11-cursor-captured.txt" | grep ' 0 none$' > /dev/null \
+      || [ $i -gt 150 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 0.3
+    lines=$(wc -l < "$out/x11-host-input.jsonl")
+    printf 'motion 30 0\nsync\n' | onx "$bin/pf-xinject" inject 2>> "$out/x11-inject.log"
+    sleep 1
+    tail -n +$((lines + 1)) "$out/x11-host-input.jsonl" > "$out/x11-host-captured.jsonl"
+    x11_pointer_judge "x11 (Xvfb + matchbox): once the host captures its pointer the cursor is blank and motion is relative" \
+      captured "$out/x11-cursor-captured.txt" "$out/x11-host-captured.jsonl"
 
     # The X server killed mid-stream (D held): the kiosk ends, non-zero, with a sentence, nothing held.
     lines=$(wc -l < "$out/x11-host-input.jsonl")
@@ -322,7 +391,9 @@ PY
       result FAIL "x11 (Xvfb + matchbox): X server killed mid-stream ends the kiosk cleanly" "$figures"
     fi
   else
-    for c in "keys injected (XTEST) reach pf-testhost's input log exactly" "focus loss releases held keys on the host" \
+    for c in "the host's pointer is the window's cursor at the picture's scale, where the X pointer is, and the host hears its place" \
+             "keys injected (XTEST) reach pf-testhost's input log exactly" "focus loss releases held keys on the host" \
+             "once the host captures its pointer the cursor is blank and motion is relative" \
              "X server killed mid-stream ends the kiosk cleanly"; do
       result FAIL "x11 (Xvfb + matchbox): $c" "pf-testhost did not start: $(head -c 300 "$out/x11-host.stderr")"
     done

@@ -50,4 +50,7 @@ public enum SeatEvent: Sendable, Equatable {
     /// The surface's size in logical units (the configured size) and the panel's (buffer) size
     /// in pixels: absolute positions are scaled from one to the other.
     case geometry(surfaceWidth: Int, surfaceHeight: Int, panelWidth: Int, panelHeight: Int)
+    /// Where a stream's picture is on the panel and the video's size (nil: no stream on glass):
+    /// absolute positions go to the host in video pixels, through the picture's place.
+    case videoArea(SeatVideoArea?)
 }

@@ -8,8 +8,8 @@
 /// The keyboard is device `keyboardDevice` while the surface has keyboard focus (added on
 /// `enter` with its keys seeded, removed on `leave`, which releases every key the host holds
 /// from it); the pointer is device `pointerDevice` while it has pointer focus (likewise for
-/// buttons). The host gets the pointer as absolute positions on the panel (`mouseMoveAbs`, the
-/// panel as reference surface) while it is free, and as relative unaccelerated counts
+/// buttons). The host gets the pointer as absolute positions (`mouseMoveAbs`: in video pixels
+/// through the picture's place while a stream is on glass, else on the panel) while it is free, and as relative unaccelerated counts
 /// (`mouseMove`) while it is locked; the shell gets relative motion that puts its own pointer
 /// where the compositor's is.
 public final class SeatInput {
@@ -99,12 +99,20 @@ public final class SeatInput {
             pointer.setLocked(on)
         case .geometry(let sw, let sh, let pw, let ph):
             pointer.setGeometry(surfaceWidth: sw, surfaceHeight: sh, panelWidth: pw, panelHeight: ph)
+        case .videoArea(let area):
+            pointer.videoArea = area
         }
     }
 
-    /// The host gets `p` on the panel (nothing without a panel size).
+    /// The host gets `p`: in video pixels through the picture's place while a stream is on glass,
+    /// else on the panel (nothing without a size).
     private func absolute(_ p: (x: Int32, y: Int32)) {
-        mapper.pointerAbsolute(x: p.x, y: p.y, width: pointer.panelWidth, height: pointer.panelHeight)
+        if let area = pointer.videoArea {
+            let h = area.hostPoint(panelX: p.x, panelY: p.y)
+            mapper.pointerAbsolute(x: h.x, y: h.y, width: area.videoWidth, height: area.videoHeight)
+        } else {
+            mapper.pointerAbsolute(x: p.x, y: p.y, width: pointer.panelWidth, height: pointer.panelHeight)
+        }
     }
 
     private func both(_ device: Int, _ type: UInt16, _ code: UInt16, _ value: Int32) {

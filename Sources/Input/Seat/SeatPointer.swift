@@ -18,6 +18,8 @@ public struct SeatPointer: Sendable, Equatable {
 
     public private(set) var surfaceWidth = 0, surfaceHeight = 0
     public private(set) var panelWidth = 0, panelHeight = 0
+    /// The stream's picture on the panel, while one is on glass.
+    public var videoArea: SeatVideoArea?
     /// The pointer is locked (relative motion only).
     public private(set) var locked = false
     /// The surface has pointer focus.

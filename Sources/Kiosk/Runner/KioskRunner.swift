@@ -658,7 +658,10 @@ public final class KioskRunner {
         var statsCopiedNs: UInt64 = 0
         presentation.onPass = { [unowned self] in
             let now = MonotonicClock.nowNs()
-            if !isFile { self.pointerDrawing.update(self.hostPointer, on: screen, now: now) }
+            if !isFile {
+                self.pointerDrawing.update(self.hostPointer, on: screen, now: now)
+                self.seat?.setPointerFree(self.hostPointer.isDesktop)
+            }
             if now &- statsCopiedNs >= 500_000_000 {
                 statsCopiedNs = now
                 self.screenStats.text = screen.statsMember
@@ -733,6 +736,7 @@ public final class KioskRunner {
             overlayOff()
             pointerDrawing.clear(on: screen)
             hostPointer.end()
+            seat?.setPointerFree(false)
             if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
             feed(.stream(job: s.job, .ended(.failed(sentence: "\(error)"))))
             return
@@ -740,6 +744,7 @@ public final class KioskRunner {
         overlayOff()
         pointerDrawing.clear(on: screen)
         hostPointer.end()
+        seat?.setPointerFree(false)
         if case .file(let source, _) = s.source { nextFrameID = source.nextIndex }
         if s.pipeline != nil, shellTakesOver(from: s.job) { s.releasePictures() }
         switch outcome {

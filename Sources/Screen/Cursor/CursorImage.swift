@@ -54,7 +54,7 @@ public struct CursorImage: Sendable, Equatable {
 
 /// Where a screen draws the host's pointer: the host's position (pixels of the video mode, the
 /// space 0xD0 and MouseMoveAbs use) mapped through the picture's place on the screen
-/// (`PlaneGeometry.place`), and back. Pure.
+/// (`PlaneGeometry.place`); the way back, for a seat pointer, is `SeatVideoArea.hostPoint` (Input). Pure.
 public enum CursorPlacement {
     /// The screen pixel host pixel (`x`, `y`) lands on: the pixel whose area holds the host
     /// pixel's centre, clamped to the picture.
@@ -63,16 +63,6 @@ public enum CursorPlacement {
             guard video > 0, size > 0 else { return origin }
             let p = Int(((Double(v) + 0.5) * Double(size) / Double(video)).rounded(.down))
             return origin + min(max(0, p), size - 1)
-        }
-        return (map(x, videoWidth, picture.x, picture.width), map(y, videoHeight, picture.y, picture.height))
-    }
-
-    /// The host pixel under screen pixel (`x`, `y`) (its centre), clamped to the video.
-    public static func hostPoint(x: Int, y: Int, videoWidth: Int, videoHeight: Int, picture: PixelRect) -> (x: Int32, y: Int32) {
-        func map(_ v: Int, _ video: Int, _ origin: Int, _ size: Int) -> Int32 {
-            guard video > 0, size > 0 else { return 0 }
-            let p = Int(((Double(v - origin) + 0.5) * Double(video) / Double(size)).rounded(.down))
-            return Int32(clamping: min(max(0, p), video - 1))
         }
         return (map(x, videoWidth, picture.x, picture.width), map(y, videoHeight, picture.y, picture.height))
     }
