@@ -258,12 +258,7 @@ public final class X11Seat {
         keyboardTried = true
         guard let devices = masterDevices() else { return }
         if isXwayland { askXwaylandToAllowKeyboardGrab() }
-        let k = withUnsafePointer(to: Self.windowEvents) {
-            xcb_input_xi_grab_device(connection, window, 0, 0, devices.keyboard,
-                                     UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue), UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue),
-                                     UInt8(XCB_INPUT_GRAB_OWNER_OWNER.rawValue), 1, $0)
-        }
-        let kStatus = grabStatus(k)
+        let kStatus = grab(devices.keyboard, ownerEvents: true)
         keyboardGrabbed = kStatus == 0
         if kStatus != 0 {
             notice("the X server refused the keyboard grab (\(Self.statusText(kStatus))): the window manager keeps its shortcuts while streaming")
@@ -278,12 +273,7 @@ public final class X11Seat {
         // delivers them once more up the window tree to that same selection (xserver
         // DeliverGrabbedEvent → DeliverDeviceEvents): each RawMotion would arrive twice. For the
         // same reason raw motion is not in the grab's mask.
-        let p = withUnsafePointer(to: Self.windowEvents) {
-            xcb_input_xi_grab_device(connection, window, 0, 0, devices.pointer,
-                                     UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue), UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue),
-                                     UInt8(XCB_INPUT_GRAB_OWNER_NO_OWNER.rawValue), 1, $0)
-        }
-        let pStatus = grabStatus(p)
+        let pStatus = grab(devices.pointer, ownerEvents: false)
         pointerGrabbed = pStatus == 0
         guard pointerGrabbed else {
             notice("the X server refused the pointer grab (\(Self.statusText(pStatus))): absolute pointer while streaming, no relative motion")
@@ -340,9 +330,16 @@ public final class X11Seat {
         return found
     }
 
-    /// The grab's status (GrabSuccess 0, AlreadyGrabbed 1, GrabInvalidTime 2, GrabNotViewable 3,
+    /// XIGrabDevice of `device` on our window for the window's events, both modes async. - Returns:
+    /// the grab's status (GrabSuccess 0, AlreadyGrabbed 1, GrabInvalidTime 2, GrabNotViewable 3,
     /// GrabFrozen 4); 255 when the request failed (an X error).
-    private func grabStatus(_ cookie: xcb_input_xi_grab_device_cookie_t) -> UInt8 {
+    private func grab(_ device: UInt16, ownerEvents: Bool) -> UInt8 {
+        let owner = ownerEvents ? XCB_INPUT_GRAB_OWNER_OWNER : XCB_INPUT_GRAB_OWNER_NO_OWNER
+        let cookie = withUnsafePointer(to: Self.windowEvents) {
+            xcb_input_xi_grab_device(connection, window, 0, 0, device,
+                                     UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue), UInt8(XCB_INPUT_GRAB_MODE_22_ASYNC.rawValue),
+                                     UInt8(owner.rawValue), 1, $0)
+        }
         guard let r = xcb_input_xi_grab_device_reply(connection, cookie, nil) else { return 255 }
         defer { free(r) }
         return r.pointee.status

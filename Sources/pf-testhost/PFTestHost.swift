@@ -62,6 +62,7 @@ struct PFTestHost: ParsableCommand {
     @Option(help: "Write every input item the client sends (0xC8 datagrams, INPUT_EVENT key edges, 0xCC rich input) to this file as JSON lines, in arrival order.") var inputLog: String?
     @Option(help: "Input capabilities to advertise, comma-separated: snapshots (HOST_CAP_GAMEPAD_STATE), edges (HOST_CAP2_INPUT_EDGES), scroll (HOST_CAP2_SCROLL), cursor (HOST_CAP_CURSOR: forward the pointer to a client that draws it — a 16×16 magenta square moved by its input, 0xD0 with every frame); 'none' for none.") var inputCaps = "snapshots,edges,scroll"
     @Option(help: "With --input-caps cursor: from frame N on the pointer is captured (0xD0's relative-mode hint, a game taking the mouse).") var pointerCapturedFrom: Int?
+    @Option(help: "Write one JSON line per video frame sent to this file: {\"frame\":N,\"capture_mono_ns\":C,\"pts_ns\":P} (C: CLOCK_MONOTONIC; P: the pts the client derives, the host's realtime capture time).") var frameLog: String?
     @Option(help: "Access grants mask the ServerHello carries (255 = all). Without LAUNCH (0x20) a client hello naming a title (tag 8) is closed with 0x6A launch-not-permitted.") var grants: UInt32 = 255
     @Option(name: .customLong("launch-outcome"), help: "Answer a client hello naming a title (tag 8) with LaunchOutcome KIND[:MESSAGE] after Ready; KIND is spawned, adopted, adopted-unknown, refused, failed or sign-in-needed.")
     var launchOutcome: String?
@@ -271,6 +272,15 @@ struct PFTestHost: ParsableCommand {
                 }
             }
         }
+        if let frameLog {
+            guard let f = fopen(frameLog, "w") else { throw ValidationError("cannot write \(frameLog)") }
+            let file = FrameLogFile(f)
+            let markers = options.onVideoFrame
+            options.onVideoFrame = { frame, capture, pts in
+                markers?(frame, capture, pts)
+                file.line("{\"frame\":\(frame),\"capture_mono_ns\":\(capture),\"pts_ns\":\(pts)}\n")
+            }
+        }
         let recorder = capture.map { LoopbackCapture(device: $0, seconds: captureSeconds, path: captureFile, skipSeconds: captureSkip) }
         recorder?.start()
         defer { if let recorder { FileHandle.standardOutput.write(Data((recorder.wait().json + "\n").utf8)) } }
@@ -395,4 +405,15 @@ struct PFTestHost: ParsableCommand {
 private final class MarkerNote: @unchecked Sendable {
     var seq: UInt32 = 0
     var dueNs: UInt64 = .max
+}
+
+/// `--frame-log`'s file: one line per frame, flushed, from the session thread. Never closed (the
+/// process's end does it).
+private final class FrameLogFile: @unchecked Sendable {
+    private let file: UnsafeMutablePointer<FILE>
+    init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
+    func line(_ text: String) {
+        fputs(text, file)
+        fflush(file)
+    }
 }

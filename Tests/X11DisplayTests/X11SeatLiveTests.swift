@@ -38,6 +38,16 @@ import Glibc
         return (x, w, seat, rec)
     }
 
+    /// The product's mapping of seat events on the host route, into a recording sink.
+    fileprivate static func hostMapping() -> (Sink, InputMapper, SeatInput) {
+        let sink = Sink()
+        let mapper = InputMapper(sink: sink)
+        mapper.setPolicy(InputPolicy(normalisedScroll: false))
+        let navigation = NavigationMapper()
+        navigation.setRoute(.host)
+        return (sink, mapper, SeatInput(mapper: mapper, navigation: navigation))
+    }
+
     @Test(.enabled(if: canRun, why)) func keysArriveInOrderAsEvdevCodes() throws {
         let (x, _, seat, rec) = try Self.rig()
         defer { seat.destroy(); x.close() }
@@ -144,12 +154,7 @@ import Glibc
     @Test(.enabled(if: canRun, why)) func theVideoAreaMapsThePointerOntoTheVideo() throws {
         let (x, _, seat, rec) = try Self.rig()
         defer { seat.destroy(); x.close() }
-        let sink = Sink()
-        let mapper = InputMapper(sink: sink)
-        mapper.setPolicy(InputPolicy(normalisedScroll: false))
-        let navigation = NavigationMapper()
-        navigation.setRoute(.host)
-        let input = SeatInput(mapper: mapper, navigation: navigation)
+        let (sink, _, input) = Self.hostMapping()
         seat.onEvent = { input.handle($0); rec.events.append($0) }
         seat.setGeometry(surfaceWidth: 640, surfaceHeight: 480, panelWidth: 640, panelHeight: 480)
         seat.setVideoArea(SeatVideoArea(x: 160, y: 0, width: 320, height: 480, videoWidth: 1024, videoHeight: 768))
@@ -204,12 +209,7 @@ import Glibc
         all.events += got
 
         // Through the input mapping: A went down and came back up on the host; B never went.
-        let sink = Sink()
-        let mapper = InputMapper(sink: sink)
-        mapper.setPolicy(InputPolicy(normalisedScroll: false))
-        let navigation = NavigationMapper()
-        navigation.setRoute(.host)
-        let seatInput = SeatInput(mapper: mapper, navigation: navigation)
+        let (sink, mapper, seatInput) = Self.hostMapping()
         for e in all.events { seatInput.handle(e) }
         let keys = sink.events.filter { $0.kind == .keyDown || $0.kind == .keyUp }
         #expect(keys.map { "\($0.kind == .keyDown ? "down" : "up") \($0.code)" } == ["down 65", "up 65"])   // VK_A 0x41

@@ -55,10 +55,15 @@ def check_pointer(out, report):
     host = [e for e in _jsonl(os.path.join(out, "pointer-host.jsonl")) if e.get("kind") in (2, 3)]
     moves = [(e["kind"], _i32(e["x"]), _i32(e["y"]), e["flags"]) for e in host]
     # the host moved its pointer where the kiosk said: from the centre (960, 540) by (+100, +50)
-    want_moves = [(3, 1060, 590, MODE[0] << 16 | MODE[1]), (2, 30, 0, 0)]
+    # and by (+8, +4) six times more (the latency figures' moves), then (+30, 0) once captured
+    ref = MODE[0] << 16 | MODE[1]
+    want_moves = [(3, 1060, 590, ref)] + [(3, 1060 + 8 * i, 590 + 4 * i, ref) for i in range(1, 7)] + [(2, 30, 0, 0)]
     problems = []
     if moves != want_moves:
         problems.append(f"host input {moves} != {want_moves} (MouseMoveAbs, then relative once captured)")
+    latency, why = pointer_latency(out)
+    if why:
+        problems.append(f"latency: {why}")
     figures = []
     for name, (hx, hy) in (("pointer-centre", (960, 540)), ("pointer-moved", (1060, 590))):
         p, pixels, why = _cursor_plane(out, name)
@@ -87,4 +92,61 @@ def check_pointer(out, report):
     if rc != "143":
         problems.append(f"kiosk exit {rc}, expected 143 (SIGTERM)")
     report(not problems, "pointer: the host's pointer on the cursor plane, moved by a local mouse",
-           "; ".join(problems) if problems else "; ".join(figures) + f"; the host got {moves}")
+           "; ".join(problems) if problems else "; ".join(figures) + f"; the host got {moves}; {latency}")
+
+
+def _median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def pointer_latency(out):
+    """Local mouse report → glass, for the box-drawn pointer and for the path a host-composited
+    pointer takes, over the desktop-mode moves (all times CLOCK_MONOTONIC of the one guest, except
+    the pts, which is the host's realtime capture time and only matched, never subtracted):
+
+    - box: inputtool's write of the report (@@SYN) → the first flip after it that moved the cursor
+      plane (the kiosk's flip log pointer line);
+    - host path: the same report → the host's receipt of the MouseMoveAbs (its input log) → the
+      first frame the host captured after that (its frame log: the first picture that could show
+      the moved pointer composited) → that picture's flip (the flip line with its pts).
+      pf-testhost streams a file, so no encode time is in it; it captures at the check's 10 fps.
+
+    Returns (figures, problem): a problem when a move reached no flip."""
+    syns = []
+    try:
+        for line in open(os.path.join(out, "pointer-tool.jsonl")):
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "@@SYN" and parts[1] == "mouse":
+                syns.append(int(parts[2]))
+    except (OSError, ValueError) as e:
+        return "", f"no inputtool times ({e})"
+    flips = _jsonl(os.path.join(out, "pointer-kiosk.flips"))
+    pointer_flips = [f["pointer"]["flip_ns"] for f in flips if "pointer" in f]
+    frame_flips = {f["pts_ns"]: f["flip_ns"] for f in flips if "flip_ns" in f and "pts_ns" in f}
+    host = [e for e in _jsonl(os.path.join(out, "pointer-host.jsonl")) if e.get("kind") == 3]
+    frames = sorted((f["capture_mono_ns"], f["pts_ns"]) for f in _jsonl(os.path.join(out, "pointer-host-frames.jsonl")))
+    moves = min(len(syns), len(host), 7)   # the desktop-mode moves: the first and the six more
+    if moves < 3:
+        return "", f"{len(syns)} reports written, {len(host)} MouseMoveAbs received: too few moves to time"
+    box, to_host, to_capture, to_glass, path = [], [], [], [], []
+    for t, h in zip(syns[:moves], host[:moves]):
+        shown = next((f for f in pointer_flips if f > t), None)
+        if shown is None:
+            return "", f"the report written at {t} ns reached no pointer flip (flip log: {len(pointer_flips)} pointer lines)"
+        box.append((shown - t) / 1e6)
+        captured = next(((c, pts) for c, pts in frames if c >= h["t_ns"]), None)
+        if captured is None or captured[1] not in frame_flips:
+            continue   # (the stream ended, or that picture was superseded before glass)
+        to_host.append((h["t_ns"] - t) / 1e6)
+        to_capture.append((captured[0] - h["t_ns"]) / 1e6)
+        to_glass.append((frame_flips[captured[1]] - captured[0]) / 1e6)
+        path.append((frame_flips[captured[1]] - t) / 1e6)
+    figures = f"latency over {moves} moves, median: box-drawn {_median(box):.1f} ms (max {max(box):.1f})"
+    if path:
+        figures += (f"; host-composited path {_median(path):.1f} ms over {len(path)} = to the host {_median(to_host):.1f}"
+                    f" + to its next capture {_median(to_capture):.1f} + capture to glass {_median(to_glass):.1f};"
+                    f" {_median(path) / max(_median(box), 0.001):.1f}x the box-drawn")
+    else:
+        figures += "; host-composited path: no captured picture reached glass"
+    return figures, None

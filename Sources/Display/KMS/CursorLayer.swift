@@ -110,6 +110,13 @@ final class CursorLayer {
         req.add(props, "CRTC_W", UInt64(b.width)); req.add(props, "CRTC_H", UInt64(b.height))
     }
 
+    /// Where the staged state puts the pointer's top-left on the CRTC (nil: nothing staged, or the
+    /// plane off).
+    var stagedPlace: (x: Int, y: Int)? {
+        guard let s = staged, let n = s else { return nil }
+        return (n.x, n.y)
+    }
+
     /// The commit carrying the staged state was accepted.
     func committed() {
         guard let s = staged else { return }

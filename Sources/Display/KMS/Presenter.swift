@@ -543,6 +543,7 @@ public final class Presenter {
         overlay.stage()
         placePointer(on: p)
         cursor?.stage(modeset: needsModeset)
+        let pointerPlace = cursor?.stagedPlace
         var req = try AtomicRequest()
         try addState(to: &req, pipeline: p, slot: slot, modeset: needsModeset, fence: fence)
         var flags = CommitFlags.nonBlock | CommitFlags.pageFlipEvent
@@ -550,6 +551,7 @@ public final class Presenter {
         do { try req.commit(on: device, flags: flags) } catch { overlay.commitFailed(); cursor?.commitFailed(); throw error }
         overlay.committed()
         cursor?.committed()
+        pointerQueued = pointerPlace
         needsModeset = false
         overlayChanged = false
         queuedSlot = slot
@@ -595,6 +597,8 @@ public final class Presenter {
             queuedSlot = nil
             overlay.flipCompleted()
             cursor?.flipCompleted()
+            if let place = pointerQueued { pointerFlip = (place.x, place.y, e.sequence, e.timestampNs) }
+            pointerQueued = nil
             if let previous, previous !== q, previous.releaseRequested {
                 free(previous)
             }
@@ -654,6 +658,7 @@ public final class Presenter {
         queuedSlot = nil
         overlay.flipCompleted()
         cursor?.flipCompleted()
+        pointerQueued = nil
     }
 
     /// The device fd for the caller's poll set (readable = flip events pending).
@@ -841,6 +846,18 @@ public final class Presenter {
     public func setPointer(_ new: ScreenPointer?) {
         pointer = new
         if let p = pipeline { placePointer(on: p) }
+    }
+
+    /// Where the commit in flight moved the pointer to (its top-left on the CRTC), nil: it did not.
+    private var pointerQueued: (x: Int, y: Int)?
+    /// The newest flip that put the pointer somewhere new, not yet taken.
+    private var pointerFlip: (x: Int, y: Int, sequence: UInt32, timestampNs: UInt64)?
+
+    /// The pointer's new place reached glass: its top-left on the CRTC and the flip (vblank
+    /// sequence, CLOCK_MONOTONIC ns; 0 when the event had none), once — the flip log's pointer line.
+    public func takePointerFlip() -> (x: Int, y: Int, sequence: UInt32, timestampNs: UInt64)? {
+        defer { pointerFlip = nil }
+        return pointerFlip
     }
 
     /// The pointer changed and no commit has carried it yet.

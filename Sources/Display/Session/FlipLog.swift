@@ -33,6 +33,12 @@ public final class FlipLog {
         write(line + "}\n")
     }
 
+    /// `{"pointer":{"x":X,"y":Y,"seq":S,"flip_ns":T}}` — a flip that put the box-drawn pointer's
+    /// top-left at (X, Y) on the CRTC (a line of its own: the frame lines' readers skip it).
+    public func pointer(x: Int, y: Int, sequence: UInt32, flipNs: UInt64) {
+        write("{\"pointer\":{\"x\":\(x),\"y\":\(y),\"seq\":\(sequence),\"flip_ns\":\(flipNs)}}\n")
+    }
+
     /// `{"summary":true,"committed":…,"dropped":…,"repeats":…,"latch_misses":…,"flips":…,
     /// "wake_stalls":…,"hold_guard_ns":…}` (the pacer's counters and its learned hold guard)
     public func summary(_ s: PacerStats, holdGuardNs: UInt64) {

@@ -326,6 +326,9 @@ public final class PresentLoop {
         let shownBefore = presenter.currentFrame
         presenter.readFlips(into: &events, scratch: scratch)
         var now = MonotonicClock.nowNs()
+        if let p = presenter.takePointerFlip() {
+            flipLog?.pointer(x: p.x, y: p.y, sequence: p.sequence, flipNs: p.timestampNs == 0 ? now : p.timestampNs)
+        }
         for e in events {
             now = MonotonicClock.nowNs()
             pacer.flipCompleted(timestampNs: e.timestampNs, sequence: e.sequence, nowNs: now)

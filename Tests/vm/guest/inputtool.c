@@ -8,7 +8,8 @@
 //   create kbd|mouse|tablet|pad|ds|dsbt  create the device ("@@CREATED <name>"); ds is a DualSense on USB,
 //                               dsbt one on Bluetooth (its own descriptor, reports 0x31 with CRC-32)
 //   destroy <name>              unplug it
-//   ev <name> TYPE CODE VALUE   write one input_event to a uinput device (SYN included by the caller)
+//   ev <name> TYPE CODE VALUE   write one input_event to a uinput device (SYN included by the caller);
+//                               after a SYN, "@@SYN <name> <CLOCK_MONOTONIC ns>" once it is written
 //   ds|dsbt B0 B1 B2            a DualSense input report (USB 0x01, Bluetooth 0x31 + CRC) with these
 //                               button bytes (hex), sticks centred, triggers released, hat in B0's low nibble
 //   key <name> KEY VALUE        a key or button edge and its SYN (KEY: BTN_SOUTH, KEY_ENTER, ... or
@@ -377,7 +378,14 @@ static void command(char *line) {
         printf("@@DESTROYED %s\n", a);
     } else if (sscanf(line, "ev %31s %d %d %d", a, &t, &c, &v) == 4) {
         int d = named(a);
-        if (d >= 0 && d < NDEV && ufd[d] >= 0) emit(ufd[d], t, c, v);
+        if (d >= 0 && d < NDEV && ufd[d] >= 0) {
+            emit(ufd[d], t, c, v);
+            if (t == EV_SYN) {  /* the report is out: when, for the pointer check's latency figures */
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                printf("@@SYN %s %lld\n", a, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+            }
+        }
     } else if (sscanf(line, "dsbt %x %x %x", &x, &y, &z) == 3) {
         if (dsfds[BT] >= 0) ds_input(BT, x, y, z);
     } else if (sscanf(line, "ds %x %x %x", &x, &y, &z) == 3) {
