@@ -31,6 +31,10 @@ import Testing
                                  "no client_hello line: \(hostLog.prefix(2000))")
         #expect(hello["name"] as? String == "Den Box")
         #expect(hello["audio_channels"] as? Int == 6)
+        // Tag 22: the host's address is routed through the loopback, kind 3 (other), no speed.
+        let link = try #require(hello["link"] as? [String: Any])
+        #expect(link["kind"] as? Int == 3 && link["mbps"] as? Int == 0, "link \(link)")
+        #expect(run.stderr.contains("link: lo is the loopback"), "\(run.stderr)")
         let video = try #require(hello["video_caps"] as? Int)
         // HOST_TIMING 0x08, PROBE_SEQ 0x10, STREAMED_AU 0x20, MULTI_SLICE 0x80 (libavcodec takes
         // slices), 10BIT 0x01 (libavcodec decodes Main10); no HDR headless (0x02).

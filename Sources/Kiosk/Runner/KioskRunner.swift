@@ -346,6 +346,11 @@ public final class KioskRunner {
         let plan = helloPlan(base: options.hello, audio: audio, rungs: configuration.decoder, settings: configuration.hello)
         options.hello = plan.hello
         say("hello: " + plan.summary)
+        // ClientHello tag 22: the kind of link the host's address is routed through.
+        if let link = RouteLink.toward(remote) {
+            options.hello.link = link.facts
+            say("link: \(link.sentence)")
+        }
         let displayNode = screen?.deviceNode
         var decoding = DecoderLadder.Configuration(rungs: configuration.decoder, openVADisplay: {
             try VADisplayConnection.openFirst(preferringDeviceOf: displayNode)

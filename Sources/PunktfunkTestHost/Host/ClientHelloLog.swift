@@ -6,7 +6,7 @@ import PunktfunkWire
 /// `{"client_hello":{"video_caps":N,"client_caps":N,"native_features":[…],"audio_channels":N,
 /// "audio_rate_hz":N,"audio_bits":N,"audio_layout":N,"display_hdr":"56 hex digits"|null,
 /// "name":"…"|null,"suites":[ids…],"codecs":N,"preferred_codec":N,"mode":{…},"bitrate_kbps":N,
-/// "launch":"…"|null}}`.
+/// "launch":"…"|null,"link":{"kind":N,"mbps":N}}}` (link: tag 22, kind 0 unknown when not sent).
 /// Caps are the tag-9 bytes (bits 0–7, 8–15) as integers; suites are the wire ids, most wanted
 /// first; `display_hdr` is tag 13's 28-byte body in wire order.
 public enum ClientHelloLog {
@@ -21,6 +21,7 @@ public enum ClientHelloLog {
             + "\"display_hdr\":\(hdr),\"name\":\(name),\"suites\":\(hello.suites.map(\.rawValue)),"
             + "\"codecs\":\(hello.videoCodecs.rawValue),\"preferred_codec\":\(hello.preferredCodec.rawValue),"
             + "\"mode\":{\"width\":\(hello.mode.width),\"height\":\(hello.mode.height),\"refresh_hz\":\(hello.mode.refreshHz)},"
-            + "\"bitrate_kbps\":\(hello.bitrateKbps),\"launch\":\(hello.launch.map(DatagramLog.quote) ?? "null")}}"
+            + "\"bitrate_kbps\":\(hello.bitrateKbps),\"launch\":\(hello.launch.map(DatagramLog.quote) ?? "null"),"
+            + "\"link\":{\"kind\":\(hello.link.kind.rawValue),\"mbps\":\(hello.link.mbps)}}}"
     }
 }
