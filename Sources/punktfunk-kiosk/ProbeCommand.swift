@@ -1,6 +1,7 @@
 import ArgumentParser
 import Display
 import Foundation
+import PunktfunkSession
 import Input
 import SelfCheckGather
 import VideoDecode
@@ -35,7 +36,7 @@ struct ProbeCommand: ParsableCommand {
         let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
         let x11 = display.isEmpty ? "" : ",\"x11\":\(X11Probe.json(displayName: display))"
         print("{\"kms\":[\(kms.joined(separator: ","))],\"vaapi\":\(vaapi),\"v4l2\":\(v4l2),\"cec\":[\(cec.joined(separator: ","))],"
-              + "\"hello\":\(HelloReport.plan(config: ProfileConfig.load()).json)\(x11)}")
+              + "\"hello\":\(HelloReport.plan(config: ProfileConfig.load()).json),\"wifi\":\(WiFiLink.probeJSON())\(x11)}")
     }
 
     /// One adapter as a JSON object (read without claiming anything).

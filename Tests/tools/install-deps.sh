@@ -29,6 +29,7 @@ packages=(
   tesseract-ocr tesseract-ocr-eng                             # VM shell check: OCR of the shell's screendumps
   v4l-utils                                                   # VM cec check: cec-ctl (the TV side), cec-compliance
   edid-decode                                                 # VM hdr check: the oracle for the sink's EDID HDR facts
+  hostapd wpasupplicant iw                                    # VM wifi check: an access point and a station on mac80211_hwsim; iw is the oracle
   gstreamer1.0-tools gstreamer1.0-plugins-bad               # VM v4l2 check: gst-launch-1.0 + v4l2slh265dec, the oracle on visl
   "linux-headers-$("$(dirname "$0")/../vm/kernel-version.sh")"  # builds vkms for the VM's Debian kernel
 )

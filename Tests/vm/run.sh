@@ -13,7 +13,7 @@
 #                 .build/release/pf-testhost, built here)
 #   PF_VM_RELAY   pf-relay binary for the loss check (default: .build/release/pf-relay, built here)
 #   PF_VM_CHECKS  subset of "probe check glass demo loss restore pacing overlay hdr dmabuf vt input
-#                 pointer audio hotplug autoconnect shell cec v4l2" to run (default all; for iterating;
+#                 pointer wifi audio hotplug autoconnect shell cec v4l2" to run (default all; for iterating;
 #                 without any of the first boot's checks that boot is skipped)
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin   # depmod, modprobe for non-root users
@@ -104,7 +104,7 @@ cp "$repo/Sources/PunktfunkTestHost/Resources/demo.hevc" "$fixtures/demo-640x360
 # --- one VM run for every check
 out=$cache/run
 rm -rf "$out" && mkdir -p "$out"
-checks=${PF_VM_CHECKS:-probe check glass demo loss restore pacing overlay hdr dmabuf vt input pointer audio hotplug autoconnect shell cec v4l2}
+checks=${PF_VM_CHECKS:-probe check glass demo loss restore pacing overlay hdr dmabuf vt input pointer wifi audio hotplug autoconnect shell cec v4l2}
 main_checks=$(echo " $checks " | sed 's/ v4l2 / /g; s/^ *//; s/ *$//')
 cat > "$out/guest.env" <<EOF
 CHECKS='$checks'

@@ -1817,6 +1817,9 @@ def main():
     if "pointer" in checks:
         from verify_pointer import check_pointer
         check_pointer(a.out, report)
+    if "wifi" in checks:
+        from verify_wifi import check_wifi
+        check_wifi(a.out, report)
     if "audio" in checks:
         check_audio(a.out)
         check_audio_surround(a.out)

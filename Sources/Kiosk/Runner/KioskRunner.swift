@@ -51,6 +51,8 @@ public final class KioskRunner {
     /// The host's pointer as the box draws it (the session's pump, the input thread and the
     /// presenting thread share it), and what the screen was told of it last.
     let hostPointer = HostPointer()
+    /// Wi-Fi power save turned off for the stream on the host's route (restored when it ends).
+    private var powerSaveHold: WiFiPowerSaveHold?
     private var pointerDrawing = PointerDrawing()
     /// `machine.nextDeadline` as of the last event.
     private var deadlineNs: UInt64?
@@ -200,6 +202,7 @@ public final class KioskRunner {
     private func translate(_ event: KioskEvent) -> KioskEvent {
         guard case .stream(let job, .ended(let end)) = event, let s = stream, s.job == job else { return event }
         s.stopInput()
+        releaseWiFi()
         if screen != nil, !s.started, end == .finished, s.pipeline?.stage != nil {
             return .stream(job: job, .ended(.failed(sentence: "The host sent no picture that could be decoded.")))
         }
@@ -312,11 +315,19 @@ public final class KioskRunner {
         }
     }
 
+    /// Wi-Fi power save as it was before the stream (a no-op when no stream turned it off).
+    private func releaseWiFi() {
+        guard let hold = powerSaveHold else { return }
+        powerSaveHold = nil
+        if let problem = hold.restore() { say(problem) } else { say("power save on \(hold.interface) back on") }
+    }
+
     /// A new stream replaces the previous one, whose pictures go back at once.
     private func replaceStream(with next: ActiveStream) {
         if let old = stream {
             old.stop()
             old.releasePictures()
+            releaseWiFi()
         }
         stream = next
     }
@@ -346,10 +357,23 @@ public final class KioskRunner {
         let plan = helloPlan(base: options.hello, audio: audio, rungs: configuration.decoder, settings: configuration.hello)
         options.hello = plan.hello
         say("hello: " + plan.summary)
-        // ClientHello tag 22: the kind of link the host's address is routed through.
+        // ClientHello tag 22: the kind of link the host's address is routed through; on Wi-Fi its
+        // state (nl80211) and power save off while the stream runs.
         if let link = RouteLink.toward(remote) {
-            options.hello.link = link.facts
-            say("link: \(link.sentence)")
+            var facts = link.facts, sentence = link.sentence
+            if facts.kind == .wifi, let w = try? NL80211().link(link.interface) {
+                facts.mbps = UInt32(clamping: (w.txKbps ?? 0) / 1000)
+                sentence = w.sentence
+                FileHandle.standardError.write(Data("{\"wifi\":\(w.json)}\n".utf8))
+            }
+            options.hello.link = facts
+            say("link: \(sentence)")
+            if facts.kind == .wifi {
+                releaseWiFi()
+                let taken = WiFiPowerSaveHold.take(interface: link.interface)
+                powerSaveHold = taken.hold
+                say(taken.sentence)
+            }
         }
         let displayNode = screen?.deviceNode
         var decoding = DecoderLadder.Configuration(rungs: configuration.decoder, openVADisplay: {
@@ -838,6 +862,7 @@ public final class KioskRunner {
             }
             s.releasePictures()
         }
+        releaseWiFi()
         stream = nil
         if let screen, let l = shell.inputToGlassSummary {
             let refresh = Double(screen.mode.refreshIntervalNs) / 1e6

@@ -6,8 +6,8 @@ import PunktfunkWire
 /// interface the kernel routes the host's address through, and what kind of link it is, read
 /// from sysfs as the kernel documents it (Documentation/ABI/testing/sysfs-class-net):
 ///
-/// - `phy80211` (a link to the cfg80211 wiphy) or a `wireless` directory: Wi-Fi. Its speed is
-///   not in sysfs (nl80211's station bitrate is): 0, "not sampled".
+/// - nl80211 knows the interface, or sysfs has `phy80211` (a link to the cfg80211 wiphy) or a
+///   `wireless` directory: Wi-Fi. Its speed is not in sysfs (nl80211's station bitrate is).
 /// - `type` 1 (ARPHRD_ETHER) and no wireless: Ethernet, at `speed` Mbit/s when the driver says
 ///   (a virtual device — no `device` link: a bridge, veth, a VM's virtio without speed — says -1
 ///   or nothing: 0).
@@ -30,10 +30,12 @@ public enum RouteLink {
         return classify(interface: name, sysfs: sysfs)
     }
 
-    /// The kind of `interface` from its sysfs directory under `sysfs`.
+    /// The kind of `interface`: Wi-Fi when nl80211 knows it (netlink answers for the caller's
+    /// network namespace, which sysfs may not show), else from its sysfs directory under `sysfs`.
     public static func classify(interface name: String, sysfs: String = "/sys/class/net") -> Finding {
         let dir = "\(sysfs)/\(name)"
-        if exists("\(dir)/phy80211") || exists("\(dir)/wireless") {
+        let index = if_nametoindex(name)
+        if exists("\(dir)/phy80211") || exists("\(dir)/wireless") || (index > 0 && (try? NL80211())?.isWireless(index) == true) {
             return Finding(interface: name, facts: LinkFacts(kind: .wifi, mbps: 0), sentence: "\(name) is Wi-Fi")
         }
         let type = read("\(dir)/type").flatMap { Int($0) }

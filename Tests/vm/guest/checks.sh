@@ -370,6 +370,14 @@ if selected pointer; then
   stamp pointer
 fi
 
+# --- wifi: a session over mac80211_hwsim (hostapd, wpa_supplicant in a namespace of its own):
+# the link read over nl80211 and power save off while streaming (Tests/vm/guest/wifi-check.sh)
+if selected wifi; then
+  . "$(dirname "$0")/wifi-check.sh"
+  wifi_run
+  stamp wifi
+fi
+
 # --- audio: pf-testhost's Opus tone through the kiosk's ALSA sink into snd-aloop (guest/audio.sh)
 if selected audio; then
   . "$(dirname "$0")/audio.sh"
