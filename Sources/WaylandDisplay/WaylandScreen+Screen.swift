@@ -56,6 +56,9 @@ extension WaylandScreen: Screen {
         return connection.shm == nil ? "none (the compositor offers no wl_shm)" : "cursor surface (wl_pointer.set_cursor)"
     }
 
+    /// The largest cursor image the seat gets, pixels a side.
+    static let cursorLimit = 256
+
     /// The host's pointer as the seat's cursor, drawn at the picture's scale (logical units: the
     /// cursor surface has buffer scale 1); its place is the compositor's pointer (the local mouse
     /// moves it at once). nil: none.
@@ -67,8 +70,8 @@ extension WaylandScreen: Screen {
             return
         }
         let place = fitState.map { layout.logical($0.place) } ?? PixelRect(x: 0, y: 0, width: layout.logicalWidth, height: layout.logicalHeight)
-        let scale = min(CursorPlacement.scale(videoWidth: p.videoWidth > 0 ? p.videoWidth : place.width, picture: place),
-                        256 / Double(p.image.width), 256 / Double(p.image.height))
+        let scale = p.drawScale(picture: place, pictureWidth: seatVideoArea?.videoWidth ?? place.width,
+                                maxWidth: Self.cursorLimit, maxHeight: Self.cursorLimit)
         guard cursorShown?.serial != p.image.serial || cursorShown?.scale != scale else { return }
         cursorShown = (p.image.serial, scale)
         seat.setCursor(p.image.scaled(by: scale))

@@ -68,15 +68,13 @@ final class X11HostCursor {
         return nil
     }
 
-    /// The cursor for `source` drawn `scale` times its size (at most the server's largest cursor)
-    /// on `window`: made once per serial and size; the previous one is freed once the window
-    /// shows the new one.
+    /// The cursor for `source` drawn `scale` times its size (the caller keeps it within
+    /// `maxWidth` × `maxHeight`) on `window`: made once per serial and size; the previous one is
+    /// freed once the window shows the new one.
     func show(_ source: CursorImage, scale: Double, on window: xcb_window_t) {
-        var s = scale.isFinite && scale > 0 ? scale : 1
-        s = min(s, Double(maxWidth) / Double(source.width), Double(maxHeight) / Double(source.height))
-        let w = max(1, Int((Double(source.width) * s).rounded())), h = max(1, Int((Double(source.height) * s).rounded()))
-        if let cur = current, cur.serial == source.serial, cur.width == w, cur.height == h { return }
-        let image = source.scaled(by: s)
+        let size = source.scaledSize(by: scale)
+        if let cur = current, cur.serial == source.serial, cur.width == size.width, cur.height == size.height { return }
+        let image = source.scaled(by: scale)
         let pw = UInt16(image.width), ph = UInt16(image.height)
         let pixmap = xcb_generate_id(c), gc = xcb_generate_id(c), picture = xcb_generate_id(c), cursor = xcb_generate_id(c)
         xcb_create_pixmap(c, 32, pixmap, root, pw, ph)
@@ -92,7 +90,7 @@ final class X11HostCursor {
         xcb_free_pixmap(c, pixmap)
         setWindowCursor(window, cursor)
         if let old = current { xcb_free_cursor(c, old.cursor) }
-        current = (cursor, source.serial, w, h)
+        current = (cursor, source.serial, image.width, image.height)
     }
 
     /// `blank` on `window` instead of the host's pointer (which is freed).

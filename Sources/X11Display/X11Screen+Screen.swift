@@ -69,7 +69,8 @@ extension X11Screen: Screen {
         guard let cursors = hostCursor, !isLost else { return }
         if let p = pointer {
             let place = videoPlace ?? PixelRect(x: 0, y: 0, width: width, height: height)
-            let scale = CursorPlacement.scale(videoWidth: p.videoWidth > 0 ? p.videoWidth : place.width, picture: place)
+            let scale = p.drawScale(picture: place, pictureWidth: seatVideoArea?.videoWidth ?? place.width,
+                                    maxWidth: cursors.maxWidth, maxHeight: cursors.maxHeight)
             cursors.show(p.image, scale: scale, on: window)
         } else {
             cursors.hide(on: window, blank: blankCursor)

@@ -273,12 +273,13 @@ struct PFTestHost: ParsableCommand {
             }
         }
         if let frameLog {
-            guard let f = fopen(frameLog, "w") else { throw ValidationError("cannot write \(frameLog)") }
-            let file = FrameLogFile(f)
+            guard FileManager.default.createFile(atPath: frameLog, contents: nil), let file = FileHandle(forWritingAtPath: frameLog) else {
+                throw ValidationError("cannot write \(frameLog)")
+            }
             let markers = options.onVideoFrame
             options.onVideoFrame = { frame, capture, pts in
                 markers?(frame, capture, pts)
-                file.line("{\"frame\":\(frame),\"capture_mono_ns\":\(capture),\"pts_ns\":\(pts)}\n")
+                file.write(Data("{\"frame\":\(frame),\"capture_mono_ns\":\(capture),\"pts_ns\":\(pts)}\n".utf8))
             }
         }
         let recorder = capture.map { LoopbackCapture(device: $0, seconds: captureSeconds, path: captureFile, skipSeconds: captureSkip) }
@@ -405,15 +406,4 @@ struct PFTestHost: ParsableCommand {
 private final class MarkerNote: @unchecked Sendable {
     var seq: UInt32 = 0
     var dueNs: UInt64 = .max
-}
-
-/// `--frame-log`'s file: one line per frame, flushed, from the session thread. Never closed (the
-/// process's end does it).
-private final class FrameLogFile: @unchecked Sendable {
-    private let file: UnsafeMutablePointer<FILE>
-    init(_ file: UnsafeMutablePointer<FILE>) { self.file = file }
-    func line(_ text: String) {
-        fputs(text, file)
-        fflush(file)
-    }
 }

@@ -34,6 +34,9 @@ enum FuzzTarget: String, CaseIterable {
     case edid = "edid"
     /// A sink's ELD through the channel decision the hello's tag 10 comes from (`ELDFuzz`).
     case eld = "eld"
+    /// A netlink datagram from the kernel (nl80211's replies and events) through its codec,
+    /// with round trip (`NetlinkFuzz`).
+    case netlink = "netlink"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -52,6 +55,7 @@ enum FuzzTarget: String, CaseIterable {
         case .recovery: RecoveryFuzz.run(bytes)
         case .edid: EDIDFuzz.run(bytes)
         case .eld: ELDFuzz.run(bytes)
+        case .netlink: NetlinkFuzz.run(bytes)
         }
     }
 

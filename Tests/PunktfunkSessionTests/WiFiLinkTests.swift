@@ -1,4 +1,5 @@
 import Testing
+import PunktfunkWire
 @testable import PunktfunkSession
 
 /// WiFiLink's arithmetic: channels from frequencies as the kernel's

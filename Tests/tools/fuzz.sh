@@ -18,7 +18,7 @@ bin="$("${release[@]}" --show-bin-path)/punktfunk-fuzz"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(control-stream host-datagram client-datagram media-receiver fec-round-trip hevc-annexb audio-decode dns cec feedback recovery edid eld)
+  targets=(control-stream host-datagram client-datagram media-receiver fec-round-trip hevc-annexb audio-decode dns cec feedback recovery edid eld netlink)
 fi
 mkdir -p "$scratch/artifacts"
 # One target: its corpus, its seeds, its log; prints one line, returns non-zero on a finding.

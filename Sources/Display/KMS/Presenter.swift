@@ -883,9 +883,8 @@ public final class Presenter {
         guard let pointer, p.key != nil else { cursor.set(nil, x: 0, y: 0); return }
         let videoWidth = pointer.videoWidth > 0 ? pointer.videoWidth : Int(p.source.width >> 16)
         let videoHeight = pointer.videoHeight > 0 ? pointer.videoHeight : Int(p.source.height >> 16)
-        // The picture's scale, but never larger than the cursor plane's buffer holds.
-        let fits = min(Double(cursor.bufferWidth) / Double(pointer.image.width), Double(cursor.bufferHeight) / Double(pointer.image.height))
-        let scale = min(CursorPlacement.scale(videoWidth: videoWidth, picture: p.destination), fits)
+        let scale = pointer.drawScale(picture: p.destination, pictureWidth: videoWidth,
+                                      maxWidth: cursor.bufferWidth, maxHeight: cursor.bufferHeight)
         let image: CursorImage
         if let s = scaledPointer, s.source == pointer.image, s.scale == scale {
             image = s.image

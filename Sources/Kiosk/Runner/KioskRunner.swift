@@ -361,16 +361,17 @@ public final class KioskRunner {
         // state (nl80211) and power save off while the stream runs.
         if let link = RouteLink.toward(remote) {
             var facts = link.facts, sentence = link.sentence
-            if facts.kind == .wifi, let w = try? NL80211().link(link.interface) {
+            let nl = facts.kind == .wifi ? try? NL80211() : nil
+            if let nl, let w = try? nl.link(link.interface) {
                 facts.mbps = UInt32(clamping: (w.txKbps ?? 0) / 1000)
                 sentence = w.sentence
                 FileHandle.standardError.write(Data("{\"wifi\":\(w.json)}\n".utf8))
             }
             options.hello.link = facts
             say("link: \(sentence)")
-            if facts.kind == .wifi {
+            if let nl {
                 releaseWiFi()
-                let taken = WiFiPowerSaveHold.take(interface: link.interface)
+                let taken = WiFiPowerSaveHold.take(interface: link.interface, nl: nl)
                 powerSaveHold = taken.hold
                 say(taken.sentence)
             }

@@ -1,5 +1,6 @@
 internal import CPunktfunkLinux
 import Glibc
+import PunktfunkWire
 
 /// A generic netlink socket (`AF_NETLINK`, `NETLINK_GENERIC`): a family's id and multicast groups
 /// from the controller, requests answered by their replies (a dump's parts until `NLMSG_DONE`,

@@ -1,6 +1,7 @@
 internal import CPunktfunkLinux
 import Foundation
 import Glibc
+import PunktfunkWire
 
 /// A Wi-Fi link as nl80211 reports it (issue 41): the interface (NL80211_CMD_GET_INTERFACE: its
 /// frequency, channel width, SSID), the access point it is associated with (GET_STATION: signal
@@ -52,8 +53,7 @@ public struct WiFiLink: Sendable, Equatable {
     /// One JSON object (probe, the stats).
     public var json: String {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
-        let ssidJSON = ssid.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" } ?? "null"
-        return "{\"interface\":\"\(interface)\",\"ssid\":\(ssidJSON),\"frequency_mhz\":\(n(frequencyMHz)),"
+        return "{\"interface\":\(JSONString.quoted(interface)),\"ssid\":\(ssid.map(JSONString.quoted) ?? "null"),\"frequency_mhz\":\(n(frequencyMHz)),"
             + "\"band_ghz\":\(bandGHz.map { $0 == 2.4 ? "2.4" : String(Int($0)) } ?? "null"),\"channel\":\(n(channel)),"
             + "\"width_mhz\":\(n(widthMHz)),\"signal_dbm\":\(n(signalDBm)),\"signal_avg_dbm\":\(n(signalAverageDBm)),"
             + "\"tx_kbps\":\(n(txKbps)),\"rx_kbps\":\(n(rxKbps)),\"tx_retries\":\(n(txRetries)),\"tx_failed\":\(n(txFailed)),"
@@ -81,7 +81,7 @@ extension WiFiLink {
             do throws(GenericNetlink.Failure) {
                 return try nl.link(name).json
             } catch {
-                return "{\"interface\":\"\(name)\",\"error\":\"\(error)\"}"
+                return "{\"interface\":\(JSONString.quoted(name)),\"error\":\(JSONString.quoted("\(error)"))}"
             }
         }.joined(separator: ",") + "]"
     }

@@ -17,13 +17,12 @@ public final class WiFiPowerSaveHold {
         self.interface = interface; self.index = index; self.nl = nl
     }
 
-    /// Turns power save off on `interface` when it is on. - Returns: the hold (nil when nothing
-    /// was changed: already off, unknown, or not permitted) and one sentence saying what happened.
-    public static func take(interface: String) -> (hold: WiFiPowerSaveHold?, sentence: String) {
+    /// Turns power save off on `interface` through `nl` when it is on. - Returns: the hold (nil
+    /// when nothing was changed: already off, unknown, or not permitted) and one sentence saying
+    /// what happened.
+    public static func take(interface: String, nl: NL80211) -> (hold: WiFiPowerSaveHold?, sentence: String) {
         let index = if_nametoindex(interface)
         guard index > 0 else { return (nil, "power save: no interface \(interface)") }
-        let nl: NL80211
-        do { nl = try NL80211() } catch { return (nil, "power save on \(interface) not read: \(error)") }
         let state: Bool?
         do { state = try nl.powerSave(index) } catch { return (nil, "power save on \(interface) not read: \(error)") }
         guard let on = state else { return (nil, "power save on \(interface): the driver does not say") }

@@ -32,12 +32,18 @@ public struct CursorImage: Sendable, Equatable {
         self.init(serial: serial, width: width, height: height, hotX: hotX, hotY: hotY, premultipliedARGB: out)
     }
 
+    /// The size `scaled(by: scale)` has, without drawing it.
+    public func scaledSize(by scale: Double) -> (width: Int, height: Int) {
+        guard scale.isFinite, scale > 0, abs(scale - 1) > 1e-9 else { return (width, height) }
+        return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+    }
+
     /// The image drawn `scale` times its size (nearest pixel; at least 1×1) — what a screen that
     /// shows the host's pictures scaled shows its pointer at — with its hot spot scaled likewise
     /// (rounded down). `scale` 1 (or not a positive number) is the image itself.
     public func scaled(by scale: Double) -> CursorImage {
         guard scale.isFinite, scale > 0, abs(scale - 1) > 1e-9 else { return self }
-        let w = max(1, Int((Double(width) * scale).rounded())), h = max(1, Int((Double(height) * scale).rounded()))
+        let (w, h) = scaledSize(by: scale)
         var out = [UInt8](repeating: 0, count: w * h * 4)
         for y in 0..<h {
             let sy = min(height - 1, Int((Double(y) + 0.5) * Double(height) / Double(h)))
@@ -84,5 +90,14 @@ public struct ScreenPointer: Sendable, Equatable {
     public var videoWidth: Int, videoHeight: Int
     public init(image: CursorImage, x: Int32, y: Int32, videoWidth: Int = 0, videoHeight: Int = 0) {
         self.image = image; self.x = x; self.y = y; self.videoWidth = videoWidth; self.videoHeight = videoHeight
+    }
+
+    /// How much larger than the host drew it the image is drawn over `picture` (the picture's place,
+    /// showing a picture `pictureWidth` wide — the video's width when `videoWidth` is 0): the
+    /// picture's scale, never so large that the image outgrows `maxWidth` × `maxHeight` (what the
+    /// cursor plane, the X server or the cursor surface holds).
+    public func drawScale(picture: PixelRect, pictureWidth: Int, maxWidth: Int, maxHeight: Int) -> Double {
+        let scale = CursorPlacement.scale(videoWidth: videoWidth > 0 ? videoWidth : pictureWidth, picture: picture)
+        return min(scale, Double(maxWidth) / Double(image.width), Double(maxHeight) / Double(image.height))
     }
 }

@@ -2,7 +2,7 @@
 /// order: `nlmsghdr` (len u32, type u16, flags u16, seq u32, pid u32), for generic netlink a
 /// `genlmsghdr` (cmd u8, version u8, reserved u16), then attributes — `nla_len u16 ‖ nla_type u16
 /// ‖ payload`, each padded to 4 bytes; the type's top two bits are flags (nested, net byte order).
-/// Pure: no socket.
+/// Pure: no socket (`GenericNetlink`, in PunktfunkSession, is the socket).
 public enum NetlinkCodec {
     public static let headerLength = 16, genericHeaderLength = 4
     /// `NLMSG_ERROR`, `NLMSG_DONE`.
