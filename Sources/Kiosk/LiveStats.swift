@@ -10,6 +10,8 @@ public final class LiveStats: @unchecked Sendable {
     private var framesLost: UInt64 = 0
     private var offsetNs: Int64?
     private var rate: PumpStats.RateStats?
+    private var stallSummary: String?
+    private var wifi: WiFiLink?
     /// The stream's sound, for the overlay's audio line (nil: `--audio none`).
     public let audio: SessionAudio?
     /// Where frames spend their time (host, network, decode, display), per stats second.
@@ -19,7 +21,10 @@ public final class LiveStats: @unchecked Sendable {
 
     /// Pump thread: the newest per-second stats.
     public func update(_ stats: PumpStats) {
-        lock.withLock { framesLost = stats.framesLost; offsetNs = stats.clockOffsetNs; rate = stats.rate }
+        lock.withLock {
+            framesLost = stats.framesLost; offsetNs = stats.clockOffsetNs; rate = stats.rate
+            stallSummary = stats.stallSummary; wifi = stats.wifi
+        }
     }
 
     /// Chains `update` after the session's existing `onStats` (call from `StreamPipeline.prepare`).
@@ -49,7 +54,20 @@ public final class LiveStats: @unchecked Sendable {
         c.pictureLine = stage.pictureHold.overlayLine
         c.latencyLine = latency.newest?.overlayLine
         c.rateLine = lock.withLock { rate }.map(Self.rateLine)
+        lock.withLock {
+            c.linkLine = wifi.map(Self.wifiLine)
+            c.stallLine = stallSummary
+        }
         return c
+    }
+
+    /// `wi-fi   ch 6 (2.4 GHz) -67 dBm tx 54 Mb/s`.
+    static func wifiLine(_ w: WiFiLink) -> String {
+        var parts: [String] = []
+        if let c = w.channel, let b = w.bandGHz { parts.append("ch \(c) (\(b == 2.4 ? "2.4" : String(Int(b))) GHz)") }
+        if let s = w.signalDBm { parts.append("\(s) dBm") }
+        if let t = w.txKbps { parts.append("tx \(t / 1000) Mb/s") }
+        return "wi-fi   " + (parts.isEmpty ? w.interface : parts.joined(separator: " "))
     }
 
     /// `rate    asked 9.8 granted 9.8 Mb/s, cut: delay rose 38 ms over 6 frames`.

@@ -1,4 +1,4 @@
-/// What `punktfunk-kiosk check` found: sections (decode, display, sound, input, network, the
+/// What `punktfunk-kiosk check` found: sections (decode, display, sound, input, network, Wi-Fi, the
 /// box), each a list of findings with a verdict, one sentence of why and, unless all is well, one
 /// of what to do. Pure values: the command gathers observations, the judges in this module turn
 /// them into findings, and `ReportText` / `ReportJSON` print them.
@@ -57,7 +57,7 @@ public struct Finding: Sendable, Codable, Equatable {
 
 /// The sections in report order.
 public enum SectionID: String, Sendable, Codable, CaseIterable {
-    case decode, display, sound, input, network, box
+    case decode, display, sound, input, network, wifi, box
     /// What the box asks a host for and why (informational; the kiosk's `HelloPlan`).
     case hello
 
@@ -68,6 +68,7 @@ public enum SectionID: String, Sendable, Codable, CaseIterable {
         case .sound: "Sound"
         case .input: "Input"
         case .network: "Network"
+        case .wifi: "Wi-Fi"
         case .box: "The box"
         case .hello: "What this box asks a host for"
         }

@@ -7,8 +7,9 @@ import PunktfunkSession
 import SelfCheck
 import WaylandDisplay
 import X11Display
+import SystemClock
 
-/// What `check` reads from the box for the display (read-only), sound, input, network and box
+/// What `check` reads from the box for the display (read-only), sound, input, network, Wi-Fi and box
 /// sections. Only gathering: every verdict is `SelfCheck`'s.
 public enum CheckGather {
     // MARK: display (read-only: the probe's JSON of each card, no master, nothing committed)
@@ -281,6 +282,74 @@ public enum CheckGather {
         }
         return NetworkObservation(mdns: mdns, hostsSeen: hosts, browseSeconds: seconds,
                                   receiveBufferAsked: asked, receiveBufferGranted: granted)
+    }
+
+    // MARK: Wi-Fi
+
+    /// Watches every Wi-Fi interface's events while the rest of `check` runs (the host browse);
+    /// `finish` reads the links and ends the watch.
+    public final class WiFiListen {
+        let started = MonotonicClock.nowNs()
+        let watches: [WiFiEventWatch]
+        let names: [String]
+        let nlError: String?
+
+        public init() {
+            do throws(GenericNetlink.Failure) {
+                let nl = try NL80211()
+                names = try nl.interfaces()
+                nlError = nil
+            } catch {
+                names = []
+                nlError = "\(error)"
+            }
+            watches = names.compactMap { try? WiFiEventWatch(interface: $0) }
+            for w in watches { w.start() }
+        }
+
+        /// - Parameter directory: the profile directory (its `stalls.json`), nil: none.
+        public func finish(directory: URL?) -> WiFiObservation {
+            var heard: [String: Int] = [:]
+            for w in watches {
+                w.drain { e in
+                    let key: String? = switch e.kind {
+                    case .scanStarted: "scan"
+                    case .scanEnded: nil
+                    case .roam: "roam"
+                    case .channelSwitch: "channel switch"
+                    case .beaconLoss: "beacon loss"
+                    }
+                    if let key { heard[key, default: 0] += 1 }
+                }
+                w.stop()
+            }
+            let seconds = Double(MonotonicClock.nowNs() - started) / 1e9
+            let nl = try? NL80211()
+            let links = names.map { name -> WiFiObservation.Link in
+                guard let nl else { return .init(interface: name, error: "no nl80211 socket") }
+                do throws(GenericNetlink.Failure) {
+                    let l = try nl.link(name)
+                    return .init(interface: name, frequencyMHz: l.frequencyMHz, channel: l.channel, bandGHz: l.bandGHz,
+                                 signalDBm: l.signalDBm, txKbps: l.txKbps, powerSave: l.powerSave)
+                } catch {
+                    return .init(interface: name, error: "\(error)")
+                }
+            }
+            let last = directory.flatMap(LastStreamStalls.read(in:)).map {
+                WiFiObservation.LastStream(endedUnixSeconds: $0.endedUnixSeconds, summary: $0.summary, wifiCaused: $0.wifiCaused,
+                                           total: $0.total, periodAdvice: $0.periodAdvice)
+            }
+            return WiFiObservation(links: links, nl80211Error: nlError, canSetPowerSave: CheckGather.hasNetAdmin(),
+                                   eventsHeard: heard, listenedSeconds: seconds, lastStream: last)
+        }
+    }
+
+    /// CAP_NET_ADMIN (12) in this process's effective set (/proc/self/status CapEff).
+    static func hasNetAdmin() -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+              let bits = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) else { return geteuid() == 0 }
+        return bits & (1 << 12) != 0
     }
 
     // MARK: the box

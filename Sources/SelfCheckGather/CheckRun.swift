@@ -27,12 +27,16 @@ public enum CheckRun {
         (displayObservation.vaExports, displayObservation.vaUnavailable) = CheckGather.vaExports(decode)
         if takeScreen { CheckDisplayRun.run(into: &displayObservation, seconds: seconds) }
         let connector = DisplayJudge.chosenConnector(displayObservation.cards)
+        // Wi-Fi events are heard from here through the host browse.
+        let wifi = CheckGather.WiFiListen()
+        let network = NetworkJudge.judge(CheckGather.network(seconds: seconds))
         let sections = [
             DecodeJudge.judge(decode),
             DisplayJudge.judge(displayObservation),
             SoundJudge.judge(CheckGather.sound(card: connector?.0.path, connector: connector?.1.name, config: config)),
             InputJudge.judge(CheckGather.input()),
-            NetworkJudge.judge(CheckGather.network(seconds: seconds)),
+            network,
+            WiFiJudge.judge(wifi.finish(directory: directory)),
             BoxJudge.judge(CheckGather.box(directory: directory)),
             HelloReport.section(HelloReport.plan(config: config, card: card)),
         ]

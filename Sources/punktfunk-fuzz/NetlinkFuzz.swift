@@ -2,7 +2,7 @@ import PunktfunkWire
 
 /// A netlink datagram as the kernel sends it (generic netlink replies and multicast events,
 /// nl80211's among them) through `NetlinkCodec`: messages, their generic header, attributes and
-/// every attribute read again as a nested set and as each typed value. Nothing may trap; a
+/// every attribute read again as a nested set, as each typed value and as 802.11 elements. Nothing may trap; a
 /// request the codec builds from the input's first attribute set reads back the same.
 enum NetlinkFuzz {
     static func run(_ bytes: [UInt8]) {
@@ -17,6 +17,8 @@ enum NetlinkFuzz {
                     _ = (nested?.u8(inner), nested?.s8(inner), nested?.u16(inner), nested?.u32(inner), nested?.string(inner))
                 }
                 _ = (attributes.u8(type), attributes.u16(type), attributes.u32(type), attributes.string(type))
+                // a BSS's information elements (GET_SCAN's NL80211_BSS_INFORMATION_ELEMENTS)
+                if let ssid = WiFiElements.ssid(value) { precondition(ssid.utf8.count <= 255, "an SSID longer than its element") }
             }
             // Round trip: what the codec writes it reads back.
             let pairs = attributes.values.sorted { $0.key < $1.key }.map { ($0.key, Array($0.value)) }

@@ -3,14 +3,14 @@ import Foundation
 import SelfCheck
 import SelfCheckGather
 
-/// `punktfunk-kiosk check`: a self-test of this box's GPU decode, display, sound, input, network
-/// and system, each section ok / degraded / failed / not available with one sentence of why and
+/// `punktfunk-kiosk check`: a self-test of this box's GPU decode, display, sound, input, network,
+/// Wi-Fi and system, each section ok / degraded / failed / not available with one sentence of why and
 /// one of what to do. The judging is `SelfCheck` (pure, unit-tested), the gathering
 /// `SelfCheckGather`; this file only parses the options. Exit 0 when nothing failed, 1 otherwise.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Test this box's GPU decode, display, sound, input and network, and print a verdict for each.",
+        abstract: "Test this box's GPU decode, display, sound, input, network and Wi-Fi, and print a verdict for each.",
         discussion: """
             Decode compares every frame of short clips built into the binary (8-bit, 10-bit BT.2020 PQ, \
             a resolution change, slices) decoded by each VA-API device and each V4L2 stateless \
@@ -25,7 +25,9 @@ struct CheckCommand: ParsableCommand {
             feedback against the surfaces the VA-API devices export. Sound opens the device the \
             kiosk would choose for 0.5 s of silence; input opens \
             and grabs every keyboard, mouse and pad for a moment; network binds the mDNS port and \
-            browses for hosts. \
+            browses for hosts; Wi-Fi reads each Wi-Fi link over nl80211 (signal, band, power save), \
+            listens for scans, roams and beacon loss during the browse, and reads the last \
+            stream's stalls and their causes from the profile directory. \
             Verdicts: ok; degraded (works, worse than it could: the action says what to change); \
             failed (will not work); not available (absent here, e.g. no GPU; never counted as ok). \
             Exit status: 0 when nothing failed, 1 otherwise.

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 import PunktfunkWire
 @testable import PunktfunkSession
@@ -28,5 +29,77 @@ import PunktfunkWire
         #expect(l.sentence == "wlan1 is Wi-Fi on \"pf-wifi\": 2.4 GHz channel 6 (20 MHz), signal -30 dBm (average -31), tx 54 Mbit/s, power save off")
         l.ssid = "a\"b"
         #expect(l.json.hasPrefix("{\"interface\":\"wlan1\",\"ssid\":\"a\\\"b\",\"frequency_mhz\":2437,\"band_ghz\":2.4,\"channel\":6,"))
+    }
+}
+
+/// nl80211 event messages as the kernel multicasts them (command and attribute numbers from
+/// linux/nl80211.h: TRIGGER_SCAN 33, NEW_SCAN_RESULTS 34, SCAN_ABORTED 35, CONNECT 46, ROAM 47,
+/// DISCONNECT 48, NOTIFY_CQM 64, CH_SWITCH_NOTIFY 88, CH_SWITCH_STARTED_NOTIFY 110; ATTR_IFINDEX 3,
+/// ATTR_CQM 94, CQM_BEACON_LOSS_EVENT 8 — a flag) turned into the ledger's events.
+@Suite struct WiFiEventTests {
+    func attributes(ifindex: UInt32?, _ more: [UInt8] = []) -> NetlinkCodec.Attributes {
+        let bytes = (ifindex.map { NetlinkCodec.attribute(3, NetlinkCodec.le32($0)) } ?? []) + more
+        return NetlinkCodec.Attributes(bytes[...])
+    }
+
+    @Test func scansRoamsAndSwitchesOfOurInterface() {
+        let ours = attributes(ifindex: 7)
+        #expect(WiFiEvent.kind(command: 33, attributes: ours, interface: 7) == .scanStarted)
+        #expect(WiFiEvent.kind(command: 34, attributes: ours, interface: 7) == .scanEnded)
+        #expect(WiFiEvent.kind(command: 35, attributes: ours, interface: 7) == .scanEnded)
+        #expect(WiFiEvent.kind(command: 46, attributes: ours, interface: 7) == .roam)
+        #expect(WiFiEvent.kind(command: 47, attributes: ours, interface: 7) == .roam)
+        #expect(WiFiEvent.kind(command: 48, attributes: ours, interface: 7) == .roam)
+        #expect(WiFiEvent.kind(command: 88, attributes: ours, interface: 7) == .channelSwitch)
+        #expect(WiFiEvent.kind(command: 110, attributes: ours, interface: 7) == .channelSwitch)
+    }
+
+    @Test func anotherInterfacesEventsAreNotOurs() {
+        #expect(WiFiEvent.kind(command: 33, attributes: attributes(ifindex: 8), interface: 7) == nil)
+        #expect(WiFiEvent.kind(command: 33, attributes: attributes(ifindex: nil), interface: 7) == .scanStarted,
+                "a wiphy-wide event names no interface")
+    }
+
+    @Test func cqmIsBeaconLossOnlyWithItsFlag() {
+        let loss = attributes(ifindex: 7, NetlinkCodec.attribute(94, NetlinkCodec.attribute(8, [])))
+        #expect(WiFiEvent.kind(command: 64, attributes: loss, interface: 7) == .beaconLoss)
+        // a signal threshold crossing (CQM_RSSI_THRESHOLD_EVENT, 2) is no stall cause
+        let rssi = attributes(ifindex: 7, NetlinkCodec.attribute(94, NetlinkCodec.attribute(2, NetlinkCodec.le32(0))))
+        #expect(WiFiEvent.kind(command: 64, attributes: rssi, interface: 7) == nil)
+        #expect(WiFiEvent.kind(command: 19, attributes: attributes(ifindex: 7), interface: 7) == nil, "NEW_STATION is not a stall cause")
+    }
+
+    @Test func aMissingInterfaceIsAClearError() {
+        #expect(throws: GenericNetlink.Failure.self) { _ = try WiFiEventWatch(interface: "pf-absent0") }
+        do { _ = try WiFiEventWatch(interface: "pf-absent0") } catch {
+            #expect(error.errno == ENODEV && "\(error)".contains("no interface pf-absent0"))
+        }
+    }
+
+    @Test func eventsFeedTheLedger() {
+        var l = StallLedger()
+        WiFiEvent(kind: .scanStarted, atNs: 1_000_000_000).feed(&l)
+        l.frameLost(now: 1_100_000_000)
+        let told = l.takeOutageNews()
+        #expect(told)
+        WiFiEvent(kind: .scanEnded, atNs: 1_300_000_000).feed(&l)
+        l.settle(now: 3_000_000_000)
+        #expect(l.last?.cause == .scan)
+    }
+}
+
+/// The SSID from 802.11 information elements (IEEE 802.11 §9.4.2.2: element id 0, then length).
+@Suite struct WiFiSSIDTests {
+    @Test func theSSIDElementAmongOthers() {
+        // DS parameter set (3, channel 6), then SSID "pf-wifi", then supported rates (1)
+        let ies: [UInt8] = [3, 1, 6] + [0, 7] + Array("pf-wifi".utf8) + [1, 2, 0x82, 0x84]
+        #expect(WiFiElements.ssid(ies[...]) == "pf-wifi")
+    }
+
+    @Test func hiddenTruncatedOrAbsentIsNil() {
+        #expect(WiFiElements.ssid([0, 0, 1, 1, 0x82][...]) == nil, "a hidden network's empty SSID")
+        #expect(WiFiElements.ssid([0, 9, 0x70, 0x66][...]) == nil, "a length past the end")
+        #expect(WiFiElements.ssid([1, 1, 0x82][...]) == nil)
+        #expect(WiFiElements.ssid([][...]) == nil)
     }
 }

@@ -2,12 +2,12 @@
 bochs-drm's, the first card with one connected) and with --display on vkms (a real 60 Hz vblank
 timer), and the text report.
 The guest has no VA-API device, so decode must say so cleanly ("not available", never "ok"); the
-JSON must parse, list the seven sections in order and carry the exit status the process returned.
+JSON must parse, list the eight sections in order and carry the exit status the process returned.
 """
 import json
 import os
 
-SECTIONS = ["decode", "display", "sound", "input", "network", "box", "hello"]
+SECTIONS = ["decode", "display", "sound", "input", "network", "wifi", "box", "hello"]
 
 
 def _read(out, name):
@@ -37,7 +37,7 @@ def _judge_json(out, name, report):
     sections = {s["id"]: s for s in doc.get("sections", [])}
     ids = [s["id"] for s in doc.get("sections", [])]
     ok = ids == SECTIONS and rc in (0, 1) and doc.get("exit_code") == rc
-    report(ok, f"{name}: --json parses, seven sections, exit status as documented",
+    report(ok, f"{name}: --json parses, eight sections, exit status as documented",
            f"exit {rc}, exit_code {doc.get('exit_code')}, verdict {doc.get('verdict')}, sections "
            + ", ".join(f"{s['id']}={s['verdict']}" for s in doc.get("sections", [])))
     decode = sections.get("decode", {})

@@ -374,6 +374,12 @@ public final class KioskRunner {
                 let taken = WiFiPowerSaveHold.take(interface: link.interface, nl: nl)
                 powerSaveHold = taken.hold
                 say(taken.sentence)
+                // Scans, roams, channel switches and beacon loss, for the stall ledger.
+                do throws(GenericNetlink.Failure) {
+                    options.wifiEvents = try WiFiEventWatch(interface: link.interface)
+                } catch {
+                    say("Wi-Fi events of \(link.interface) cannot be watched (\(error)): stalls will be told without their causes.")
+                }
             }
         }
         let displayNode = screen?.deviceNode
@@ -472,6 +478,7 @@ public final class KioskRunner {
             }
             let answers = self.modeAnswers
             session.onModeAnswer = { answer in answers.post(answer) }
+            Self.followStalls(session, printLines: printStats, events: events, directory: self.configDirectory)
             session.onProbeReport = { report in FileHandle.standardOutput.write(Data((report.json + "\n").utf8)) }
             live.observe(session)
             audio?.attach(session)

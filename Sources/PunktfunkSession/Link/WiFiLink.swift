@@ -137,8 +137,26 @@ public final class NL80211 {
             link.expectedThroughputKbps = info.u32(UInt16(NL80211_STA_INFO_EXPECTED_THROUGHPUT.rawValue)).map(Int.init)
             link.beaconLoss = info.u32(UInt16(NL80211_STA_INFO_BEACON_LOSS.rawValue)).map(Int.init)
         }
+        // A station's GET_INTERFACE names no SSID before Linux 6.3: the associated BSS's does.
+        if link.ssid == nil { link.ssid = try? associatedSSID(index) }
         link.powerSave = try? powerSave(index)
         return link
+    }
+
+    /// The SSID of the BSS `index` is associated with, from the scan cache (a GET_SCAN dump; the
+    /// kernel keeps the current BSS in it): its SSID element (element id 0) from the probe
+    /// response's or the beacon's elements.
+    public func associatedSSID(_ index: UInt32) throws(GenericNetlink.Failure) -> String? {
+        let dump = try netlink.request(family: family, command: UInt8(NL80211_CMD_GET_SCAN.rawValue), dump: true,
+                                       attributes: [(UInt16(NL80211_ATTR_IFINDEX.rawValue), NetlinkCodec.le32(index))])
+        for entry in dump {
+            guard let bss = entry.nested(UInt16(NL80211_ATTR_BSS.rawValue)),
+                  bss.u32(UInt16(NL80211_BSS_STATUS.rawValue)) == NL80211_BSS_STATUS_ASSOCIATED.rawValue else { continue }
+            for key in [NL80211_BSS_INFORMATION_ELEMENTS, NL80211_BSS_BEACON_IES] {
+                if let elements = bss[UInt16(key.rawValue)], let ssid = WiFiElements.ssid(elements) { return ssid }
+            }
+        }
+        return nil
     }
 
     /// Power save on `index` (GET_POWER_SAVE: NL80211_ATTR_PS_STATE).

@@ -24,6 +24,19 @@ extension ClientSession {
             c.hostServesRamp = hello.features.hostCaps2.contains(.ramp)
             return RateLoop(configuration: c)
         }
+        // Every stall of the stream with its nearest cause (the Wi-Fi interface's events when the
+        // stream runs over one); a named Wi-Fi outage is no capacity verdict for the rate loop.
+        var ledger = StallLedger()
+        var stallsReported = 0
+        func reportStalls() {
+            guard ledger.total > stallsReported else { return }
+            if let onStall {
+                for stall in ledger.settled.suffix(min(ledger.total - stallsReported, ledger.settled.count)) { onStall(stall, ledger) }
+            }
+            stallsReported = ledger.total
+        }
+        let wifi = options.wifiEvents
+        wifi?.start()
         // Media wire bytes and the longest arrival gap, counted per datagram for the rate loop.
         var mediaBytes: UInt64 = 0
         var mediaBytesAtLastFrame: UInt64 = 0
@@ -85,15 +98,19 @@ extension ClientSession {
         // Each frame's first shard to arrive, complete later or not: its one-way delay, up to a
         // constant (the host's pts clock against ours) — the loop reads only its rise over the
         // rolling minimum — and the wire bytes since the previous frame began.
-        if rate != nil {
-            receiver.video.onFirstShard = { _, ptsNs, arrivalNs in
-                guard arrivalNs != 0 else { return }
-                rate!.frameArrived(firstShardOWDNs: Int64(bitPattern: arrivalNs) &- ptsNs,
-                                   wireBytes: UInt32(clamping: mediaBytes &- mediaBytesAtLastFrame), now: arrivalNs)
-                mediaBytesAtLastFrame = mediaBytes
-            }
+        receiver.video.onFirstShard = { frame, ptsNs, arrivalNs in
+            guard arrivalNs != 0 else { return }
+            ledger.frameArrived(frame: frame, ptsNs: ptsNs, now: arrivalNs)
+            guard rate != nil else { return }
+            rate!.frameArrived(firstShardOWDNs: Int64(bitPattern: arrivalNs) &- ptsNs,
+                               wireBytes: UInt32(clamping: mediaBytes &- mediaBytesAtLastFrame), now: arrivalNs)
+            mediaBytesAtLastFrame = mediaBytes
         }
-        receiver.video.onFrameLost = { frame in asks.agedOut(frame: frame, now: MonotonicClock.nowNs()) }
+        receiver.video.onFrameLost = { frame in
+            let now = MonotonicClock.nowNs()
+            asks.agedOut(frame: frame, now: now)
+            ledger.frameLost(now: now)
+        }
         let periodNs = LossAsks.interval(hello.mode.refreshHz)
         let rttNs = params.clockRttNs ?? 0
         receiver.video.onShortTail = { frame, missing, absent in
@@ -147,6 +164,8 @@ extension ClientSession {
             mediaErrors = rejected
             self.asks = asks
             self.rate = rate
+            self.stallLedger = ledger
+            wifi?.stop()
             epochFramesHeld = epochHold.framesHeld
             epochFramesDropped = epochHold.framesDropped
             driver.wakeDescriptor = -1
@@ -322,6 +341,10 @@ extension ClientSession {
             }
 
             let after = MonotonicClock.nowNs()
+            wifi?.drain { $0.feed(&ledger) }
+            ledger.settle(now: after)
+            reportStalls()
+            if ledger.takeOutageNews() { rate?.outageNamed(now: after) }
             if let hold = nackHold, after >= hold.until { releaseNackHold() }
             asks.tick(now: after)
             if let d = rampDeadline, after >= d { rampStep(.done(.noWall)) }
@@ -356,13 +379,18 @@ extension ClientSession {
                 window = .init(number: windowNumber, lossPPM: UInt32(ppm), packetsReceived: c.packetsReceived,
                                head: delta(c.lostHead, lastWindow.lostHead), mid: delta(c.lostMid, lastWindow.lostMid),
                                tail: delta(c.lostTail, lastWindow.lostTail))
-                if rate != nil, let w = window {
+                if let w = window {
                     let signals = RateWindow(lossPPM: w.lossPPM, unrecoverableFrames: UInt32(clamping: max(0, asks.framesLost - windowFramesLost)),
                                              head: w.head, mid: w.mid, tail: w.tail, socketDrops: w.socketDrops,
                                              wireBytes: mediaBytes &- windowMediaBytes, durationNs: after &- windowOpenedAt,
                                              longestArrivalGapNs: longestGapNs)
-                    rate!.windowClosed(signals, now: after)
-                    onRateWindow?(rate!.logLine(now: after))
+                    // A waking receiver's head loss is a cause the ledger names (the rate loop
+                    // answers it with its shape, not the rate).
+                    if signals.isHeadSignature { ledger.event(.wakingReceiver, at: after) }
+                    if rate != nil {
+                        rate!.windowClosed(signals, now: after)
+                        onRateWindow?(rate!.logLine(now: after))
+                    }
                 }
                 windowOpenedAt = after
                 windowMediaBytes = mediaBytes
@@ -409,10 +437,16 @@ extension ClientSession {
                                        shape: rate.shape, cuts: rate.cuts, climbs: rate.climbs,
                                        decision: rate.lastDecision.map { "\($0.kind)" }, reason: rate.lastDecision?.reason.text)
                 }
+                stats.stalls = ledger.json
+                stats.stallSummary = ledger.summary
+                stats.wifi = wifi?.link
                 onStats?(stats)
                 lastStats = c
             }
         }
+        // The stalls of the last second are named with the events known by now.
+        ledger.settle(now: .max)
+        reportStalls()
         // Deliberate quit (control-plane §3.5: 0x51), flushed within 200 ms.
         connection.close(applicationCode: CloseCode.quit.code, reason: "quit")
         let flushLimit = MonotonicClock.nowNs() + 200_000_000

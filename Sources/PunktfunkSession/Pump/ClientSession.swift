@@ -67,6 +67,11 @@ public struct PumpStats: Sendable, Equatable {
     public var asksGivenUp: UInt64 = 0
     /// The rate loop's state (nil when none runs).
     public var rate: RateStats?
+    /// The stall ledger's counts, last stall and period (`StallLedger.json`), and its overlay words.
+    public var stalls: String?
+    public var stallSummary: String?
+    /// The Wi-Fi link as last read (nil off Wi-Fi).
+    public var wifi: WiFiLink?
 
     /// What the rate loop asked, what the host granted, and its last decision.
     public struct RateStats: Sendable, Equatable {
@@ -109,7 +114,8 @@ public struct PumpStats: Sendable, Equatable {
             + "\"frames_lost\":\(framesLost),\"shards_recovered\":\(shardsRecovered),\"packets\":\(packets),"
             + "\"rtt_ms\":\(rtt),\"clock_offset_ns\":\(clockOffsetNs),\"audio_packets\":\(audioPackets),"
             + "\"keyframe_asks\":\(keyframeAsks),\"rfi_asks\":\(rfiAsks),\"nack_asks\":\(nackAsks),\"asks_given_up\":\(asksGivenUp)"
-            + (rate.map { ",\"rate\":" + $0.json } ?? "") + "}"
+            + (rate.map { ",\"rate\":" + $0.json } ?? "") + (stalls.map { ",\"stalls\":" + $0 } ?? "")
+            + (wifi.map { ",\"wifi\":" + $0.json } ?? "") + "}"
     }
 }
 
@@ -194,6 +200,9 @@ public final class ClientSession {
         /// hello's tag 20 is not set). Its start rate is the host's (ServerHello tag 13), else the
         /// hello's ask, else `RateLoop.Configuration.startKbps`.
         public var rate: RateLoop.Configuration?
+        /// The Wi-Fi interface's events (scans, roams, channel switches, beacon loss) for the stall
+        /// ledger; the session starts and stops it. nil: not on Wi-Fi (the ledger still runs).
+        public var wifiEvents: WiFiEventWatch?
 
         public init(remote: SocketAddress, identity: TLSIdentity?, trust: HostTrust, seconds: Double,
                     hello: ClientHello = ClientSession.defaultHello) {
@@ -274,6 +283,10 @@ public final class ClientSession {
     public internal(set) var rate: RateLoop?
     /// One JSON line per closed Feedback window of the rate loop (`RateLoop.logLine`), pump thread.
     public var onRateWindow: ((String) -> Void)?
+    /// Each settled stall with the ledger as it stands after it (pump thread).
+    public var onStall: ((StallLedger.Stall, StallLedger) -> Void)?
+    /// The stall ledger at the stream's end.
+    public internal(set) var stallLedger: StallLedger?
     /// Frames held for their epoch's StreamConfig, and dropped because that hold overflowed.
     public internal(set) var epochFramesHeld = 0
     public internal(set) var epochFramesDropped = 0

@@ -29,8 +29,9 @@ public final class StatsOverlay {
     /// - Returns: nil when cairo cannot render (no overlay; presenting goes on).
     public init?(screen: Screen, latencyLabel: String, readyIsOrigin: Bool, nowNs: UInt64,
                  counters: @escaping () -> StatsCounters) {
-        // Eight lines: the five fixed ones, the latency split, the picture hold and the audio line.
-        guard let r = OverlayRenderer(modeWidth: screen.mode.width, modeHeight: screen.mode.height, columns: 46, rows: 8) else { return nil }
+        // Eleven lines: the five fixed ones, the rate, the latency split, the picture hold, the
+        // audio line, the Wi-Fi link and the stalls.
+        guard let r = OverlayRenderer(modeWidth: screen.mode.width, modeHeight: screen.mode.height, columns: 46, rows: 11) else { return nil }
         self.screen = screen; self.latencyLabel = latencyLabel; self.readyIsOrigin = readyIsOrigin
         self.counters = counters
         renderer = r

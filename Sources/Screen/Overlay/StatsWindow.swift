@@ -15,6 +15,10 @@ public struct StatsCounters: Sendable, Equatable {
     public var latencyLine: String?
     /// The rate loop: asked and granted rate, its last decision and why; nil: no loop runs.
     public var rateLine: String?
+    /// The Wi-Fi link (channel, signal, tx rate); nil: not on Wi-Fi.
+    public var linkLine: String?
+    /// The stall ledger's words (stalls, their causes, their period); nil: no live session.
+    public var stallLine: String?
 
     public init(videoBytes: UInt64 = 0, decodedPictures: UInt64 = 0, decodeNs: UInt64 = 0, framesLost: UInt64? = nil) {
         self.videoBytes = videoBytes; self.decodedPictures = decodedPictures
@@ -43,12 +47,15 @@ public struct StatsFigures: Sendable, Equatable {
     public var latencyLine: String?
     /// The rate loop's line likewise (shown under Mb/s); nil: none.
     public var rateLine: String?
+    /// The link and stall lines likewise (last); nil: none.
+    public var linkLine: String?
+    public var stallLine: String?
 
     public static func == (a: Self, b: Self) -> Bool {
         a.fps == b.fps && a.mbps == b.mbps && a.lost?.interval == b.lost?.interval && a.lost?.total == b.lost?.total
             && a.decodeMs == b.decodeMs && a.latencyP50Ms == b.latencyP50Ms && a.latencyP95Ms == b.latencyP95Ms
             && a.audioLine == b.audioLine && a.pictureLine == b.pictureLine && a.latencyLine == b.latencyLine
-            && a.rateLine == b.rateLine
+            && a.rateLine == b.rateLine && a.linkLine == b.linkLine && a.stallLine == b.stallLine
     }
 
     /// The overlay's text: five lines (then the picture-hold line of a live stream and the audio line, when there are), fixed labels, `-` for a missing figure. `latencyLabel`
@@ -63,6 +70,7 @@ public struct StatsFigures: Sendable, Equatable {
             "decode  \(f(decodeMs, 2)) ms",
             "\(latencyLabel) p50 \(f(latencyP50Ms, 1)) p95 \(f(latencyP95Ms, 1)) ms",
         ] + (latencyLine.map { [$0] } ?? []) + (pictureLine.map { [$0] } ?? []) + (audioLine.map { [$0] } ?? [])
+            + (linkLine.map { [$0] } ?? []) + (stallLine.map { [$0] } ?? [])
     }
 
     /// The text before the first interval closed.
@@ -132,6 +140,8 @@ public struct StatsWindow {
         figures.pictureLine = counters.pictureLine
         figures.latencyLine = counters.latencyLine
         figures.rateLine = counters.rateLine
+        figures.linkLine = counters.linkLine
+        figures.stallLine = counters.stallLine
         if pictures > 0 { figures.decodeMs = Double(decodeNs) / Double(pictures) / 1e6 }
         if !latencies.isEmpty {
             latencies.sort()

@@ -6,13 +6,19 @@
 # associates wlan1 (10.77.0.2) and the kiosk runs `connect` headless through nsenter, so its route
 # to the host is the radio. The station's power save is set on first (iw), so the kiosk has
 # something to turn off:
-#   a. as root: the stream ends by itself — power save off while it streams, on again after;
+#   a. as root: the stream ends by itself — power save off while it streams, on again after; while
+#      it streams (at 30 fps) a reconnect (wpa_cli disconnect, reconnect), three 6-channel scans
+#      ≈ 5 s apart (iw scan trigger: the radio leaves the channel), then the station's downlink
+#      held 0.5 s at the AP (hwsim's debugfs `ps` knob: no nl80211 event) — the stall ledger
+#      must name the scans' stalls and their period, blame the held one on nothing and name the
+#      reconnect's a roam; `iw event -t` (its own nl80211 socket) times every event for the judge;
 #   b. as root, SIGTERM mid-stream — on again after;
 #   c. as root without CAP_NET_ADMIN (setpriv drops it from the bounding set) — power save stays
 #      on, the box says so, the stream runs.
 # iw is the oracle: `iw dev wlan1 get power_save` during and after each run, and `iw dev wlan1
 # station dump` beside the kiosk's own reading (`probe`'s "wifi", the stream's {"wifi":…} line).
-# Evidence (verify_wifi.py judges): wifi-steps.log, wifi-{a,b,c}.{stderr,rc,ps-during,ps-after},
+# Evidence (verify_wifi.py judges): wifi-steps.log, wifi-a.stdout (stats and stall lines),
+# wifi-iw-events.txt, wifi-marks.log (wall-clock times of the scans asked and the hold), wifi-{a,b,c}.{stderr,rc,ps-during,ps-after},
 # wifi-host-{a,b,c}.stdout (pf-testhost's client_hello line), wifi-probe.{json,rc}, wifi-iw-station.txt,
 # wifi-iw-link.txt, wifi-hostapd.log, wifi-wpa.log.
 wifi_run() {
@@ -47,6 +53,7 @@ EOF
   iw phy phy1 set netns "$sta" 2>> "$O/wifi-steps.log" || step "iw could not move phy1 into the station's namespace"
   in_sta() { nsenter -t "$sta" -n "$@"; }
   cat > "$w/wpa.conf" <<EOF
+ctrl_interface=$w/ctrl
 network={
   ssid="pf-wifi"
   psk="punktfunk-wifi"
@@ -72,11 +79,17 @@ EOF
   in_sta "$KIOSK" probe > "$O/wifi-probe.json" 2> "$w/probe.stderr"; echo $? > "$O/wifi-probe.rc"
   in_sta iw dev wlan1 station dump > "$O/wifi-iw-station.txt" 2>&1
 
+  # iw's own record of the station's nl80211 events, wall-clock stamped like the kiosk's stall lines
+  in_sta iw event -t > "$O/wifi-iw-events.txt" 2>&1 &
+  iwev=$!
+  : > "$O/wifi-marks.log"
+  mark() { echo "$(date +%s.%N) $*" >> "$O/wifi-marks.log"; }
   port=9797
   for run in a b c; do
     in_sta iw dev wlan1 set power_save on 2>> "$O/wifi-steps.log"
     step "$run: power save before: $(in_sta iw dev wlan1 get power_save 2>&1)"
-    timeout 60 "$TESTHOST" --bind 10.77.0.1 --port $port --fps 10 --hevc "$FIXTURES/$SMALL_FIXTURE" --max-seconds 30 \
+    # a at 30 fps: a frame every 33 ms, so an off-channel dwell of 83 ms or more delays one by 50 ms
+    timeout 60 "$TESTHOST" --bind 10.77.0.1 --port $port --fps $([ $run = a ] && echo 30 || echo 10) --hevc "$FIXTURES/$SMALL_FIXTURE" --max-seconds 45 \
       > "$O/wifi-host-$run.stdout" 2> "$O/wifi-host-$run.stderr" &
     host=$!
     wait_for "$O/wifi-host-$run.stderr" 'fingerprint' 20 || step "$run: pf-testhost did not start"
@@ -84,10 +97,35 @@ EOF
     as=""
     [ $run = c ] && as="setpriv --bounding-set=-net_admin --inh-caps=-net_admin"
     env XDG_CONFIG_HOME="$w/cfg-$run" HOME="$w" nsenter -t "$sta" -n $as timeout 60 "$KIOSK" connect 10.77.0.1:$port --fp "$fp" --headless \
-      --audio none --seconds 6 < /dev/null > "$w/$run.stdout" 2> "$O/wifi-$run.stderr" &
+      --audio none --seconds $([ $run = a ] && echo 26 || echo 3) < /dev/null > "$O/wifi-$run.stdout" 2> "$O/wifi-$run.stderr" &
     kiosk=$!
-    wait_for "$w/$run.stdout" '"second"' 30 || step "$run: no stats line from the kiosk"
+    wait_for "$O/wifi-$run.stdout" '"second"' 30 || step "$run: no stats line from the kiosk"
     in_sta iw dev wlan1 get power_save > "$O/wifi-$run.ps-during" 2>&1
+    if [ $run = a ]; then
+      # a reconnect (nl80211 DISCONNECT, then CONNECT; through wpa_supplicant, which owns the
+      # connection: iw may not end it; -s: wpa_cli's own socket beside the control socket, its
+      # default /tmp being read-only here): the ledger's roam
+      mark "disconnect"
+      in_sta wpa_cli -p "$w/ctrl" -s "$w" -i wlan1 disconnect >> "$O/wifi-steps.log" 2>&1
+      in_sta wpa_cli -p "$w/ctrl" -s "$w" -i wlan1 reconnect >> "$O/wifi-steps.log" 2>&1
+      i=0; until in_sta iw dev wlan1 link 2>/dev/null | grep -q '^Connected'; do
+        i=$((i + 1)); [ $i -gt 150 ] && { step "a: wlan1 did not reconnect within 15 s"; break; }; sleep 0.1
+      done
+      mark "reconnected"
+      sleep 1.5
+      for k in 1 2 3; do
+        mark "scan $k"
+        in_sta iw dev wlan1 scan trigger freq 2412 2422 2432 2442 2452 2462 > /dev/null 2>> "$O/wifi-steps.log" || step "a: scan $k not triggered"
+        [ $k -lt 3 ] && sleep 4.7
+      done
+      # 3 s after the last scan's trigger (it lasts about 1 s): over 1 s after it ends
+      sleep 3
+      mark "hold begins"
+      echo 1 > /sys/kernel/debug/ieee80211/phy1/hwsim/ps 2>> "$O/wifi-steps.log"
+      sleep 0.5
+      echo 0 > /sys/kernel/debug/ieee80211/phy1/hwsim/ps 2>> "$O/wifi-steps.log"
+      mark "hold ends"
+    fi
     if [ $run = b ]; then
       kill -TERM $kiosk 2>/dev/null
       step "b: SIGTERM sent"
@@ -99,6 +137,7 @@ EOF
     port=$((port + 1))
   done
 
+  kill $iwev 2>/dev/null
   kill "$(cat "$w/wpa.pid" 2>/dev/null)" "$(cat "$w/hostapd.pid" 2>/dev/null)" "$sta" 2>/dev/null
   # the radios go, so no later check sees a wlan0 (rmmod waits for hostapd to let go)
   i=0; until rmmod mac80211_hwsim 2>/dev/null || [ $i -gt 30 ]; do sleep 0.1; i=$((i + 1)); done
