@@ -143,6 +143,21 @@ import PunktfunkWire
         #expect(offset <= -99 * Int64(ms) && offset >= -101 * Int64(ms), "the roam 100 ms before the stall: \(offset)")
     }
 
+    @Test func ofOverlappingEventsTheOneThatBeganTheStallWins() {
+        // A reconnect: the disconnect begins a 4 s outage, wpa_supplicant scans 0.4 s into it.
+        var l = StallLedger()
+        stream(&l, from: 0, to: 1_000 * ms)
+        l.event(.roam, at: 1_010 * ms)
+        l.scanStarted(at: 1_400 * ms)
+        l.scanEnded(at: 4_800 * ms)
+        l.event(.roam, at: 4_900 * ms)
+        stream(&l, from: 5_000 * ms, to: 7_000 * ms)
+        l.settle(now: 7_000 * ms)
+        #expect(l.last?.cause == .roam)
+        let offset = try! #require(l.last?.causeOffsetNs)
+        #expect(offset.magnitude < 20 * ms, "the disconnect, not the connect: \(offset)")
+    }
+
     @Test func lossWithinHalfASecondIsOneStall() {
         var l = StallLedger()
         stream(&l, from: 0, to: 1_000 * ms)

@@ -17,7 +17,10 @@ ClientHello, never by the kiosk's word alone. Evidence from Tests/vm/guest/wifi-
   down from iw's disconnected to its connected) has a stall named a roam over at least half of it. At least two of the three scans have a stall named a scan; the stall of the 0.5 s held
   downlink (hwsim's `ps`, no nl80211 event) is logged and named none; the period is said with its
   spacing within ±2 s of the scans' and named a scan's; the stats lines carry the link (signal
-  within 1 dB of probe's, which iw judged) and the ledger."""
+  within 1 dB of probe's, which iw judged) and the ledger.
+- check --json on the station after a: its Wi-Fi section's wlan1 (2.4 GHz channel 6, signal within
+  1 dB of iw's station dump just before) and the last stream's stalls from a's profile (degraded,
+  the scans' period named)."""
 import json
 import os
 import re
@@ -157,6 +160,28 @@ def _judge_stalls(out, problems, figures):
                    f"said: {m and m.group(0)!r}; ledger {last.get('stalls')}")
 
 
+def _judge_check(out, problems, figures):
+    """check --json on the station after run a: its Wi-Fi section reads wlan1 (signal within 1 dB
+    of iw's station dump taken just before) and a's stalls from the profile's stalls.json."""
+    try:
+        doc = json.loads(_read(out, "wifi-check.json"))
+    except ValueError:
+        problems.append(f"check: no JSON report: {_read(out, 'wifi-check.json')[:200]!r}")
+        return
+    section = next((x for x in doc.get("sections", []) if x.get("id") == "wifi"), {})
+    findings = {f.get("subject"): f for f in section.get("findings", [])}
+    link, last = findings.get("wlan1", {}), findings.get("last stream", {})
+    theirs = re.search(r"^\s*signal:\s*(-?\d+)", _read(out, "wifi-iw-station-check.txt"), re.M)
+    ours = re.search(r"signal (-?\d+) dBm", link.get("why", ""))
+    if not theirs or not ours or abs(int(ours.group(1)) - int(theirs.group(1))) > 1 or "2.4 GHz channel 6" not in link.get("why", ""):
+        problems.append(f"check: wlan1 {link} against iw's signal {theirs and theirs.group(1)}")
+    if not last.get("why", "").startswith("stalls ") or "follow background scans" not in last.get("why", "") \
+            or last.get("verdict") != "degraded":
+        problems.append(f"check: the last stream's stalls {last}")
+    figures.append(f"check: wlan1 {link.get('verdict')}: {link.get('why')} (iw {theirs and theirs.group(1)}); "
+                   f"last stream {last.get('verdict')}: {last.get('why', '')[:120]}")
+
+
 def check_wifi(out, report):
     steps = _read(out, "wifi-steps.log").strip().splitlines()
     if not any("associated: Connected" in s for s in steps):
@@ -207,5 +232,6 @@ def check_wifi(out, report):
                 problems.append(f"c: kiosk exit {rc}: the stream should run on without the privilege")
         figures.append(f"{run}: exit {rc}, power save during {during} after {after}, hello link {hello}")
     _judge_stalls(out, problems, figures)
+    _judge_check(out, problems, figures)
     report(not problems, "wifi: a session over Wi-Fi reads the link and holds power save off",
            "; ".join(problems) if problems else "; ".join(figures))

@@ -48,7 +48,7 @@ public struct WiFiEvent: Sendable, Equatable {
     }
 }
 
-/// A stream's watch over its Wi-Fi interface, on a thread of its own: the nl80211 `scan` and
+/// A stream's watch over its Wi-Fi interface, on threads of its own: the nl80211 `scan` and
 /// `mlme` multicast groups (no privilege needed) as `WiFiEvent`s for the pump to drain, and the
 /// link read again every `refreshNs` for the overlay and the stats. Events wait in a bounded
 /// queue (the oldest dropped past `capacity`).
@@ -65,7 +65,7 @@ public final class WiFiEventWatch: @unchecked Sendable {
     private var queue: [WiFiEvent] = []
     private var newest: WiFiLink?
     private var running = false
-    private var threadAlive = false
+    private var eventsAlive = false, readsAlive = false
     private var received = 0
 
     /// - Throws: without nl80211, or when the groups cannot be joined.
@@ -87,27 +87,34 @@ public final class WiFiEventWatch: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Starts the watching thread (again after `stop`: a resumed session's stream; a thread still
-    /// winding down just carries on).
+    /// Starts the watching threads (again after `stop`: a resumed session's stream; a thread
+    /// still winding down just carries on): one receives the events, so each is stamped when the
+    /// kernel sends it; one reads the link, whose requests may wait on the kernel (up to 500 ms
+    /// each while the radio scans or reconnects).
     public func start() {
-        let spawn = lock.withLock { () -> Bool in
+        let (spawnReceiver, spawnReader) = lock.withLock { () -> (Bool, Bool) in
             running = true
-            defer { threadAlive = true }
-            return !threadAlive
+            defer { eventsAlive = true; readsAlive = true }
+            return (!eventsAlive, !readsAlive)
         }
-        guard spawn else { return }
+        if spawnReceiver { spawn(receiving: true) }
+        if spawnReader { spawn(receiving: false) }
+    }
+
+    /// The events thread, or the link-reading one.
+    private func spawn(receiving: Bool) {
         let t = Thread { [self] in
-            // A start that came while `run` was returning keeps this thread.
-            repeat { run() } while lock.withLock({ () -> Bool in
-                if !running { threadAlive = false }
+            // A start that came while the loop was returning keeps this thread.
+            repeat { if receiving { receiveEvents() } else { readLink() } } while lock.withLock({ () -> Bool in
+                if !running { if receiving { eventsAlive = false } else { readsAlive = false } }
                 return running
             })
         }
-        t.name = "pf-wifi-events"
+        t.name = receiving ? "pf-wifi-events" : "pf-wifi-link"
         t.start()
     }
 
-    /// Stops the thread (within its 200 ms poll).
+    /// Stops the threads (within their 200 ms polls).
     public func stop() { lock.withLock { running = false } }
 
     /// The events since the last drain, oldest first (pump thread).
@@ -126,25 +133,29 @@ public final class WiFiEventWatch: @unchecked Sendable {
     /// Events received from the kernel for this interface so far.
     public var eventsReceived: Int { lock.withLock { received } }
 
-    private func run() {
-        var nextRead = MonotonicClock.nowNs() &+ Self.refreshNs
+    private func receiveEvents() {
         while lock.withLock({ running }) {
-            if let messages = try? events.receive(timeoutMs: 200) {
-                let now = MonotonicClock.nowNs()
-                for m in messages where m.type == family {
-                    guard let g = m.generic, let kind = WiFiEvent.kind(command: g.command, attributes: g.attributes, interface: index) else { continue }
-                    lock.withLock {
-                        if queue.count == Self.capacity { queue.removeFirst() }
-                        queue.append(WiFiEvent(kind: kind, atNs: now))
-                        received += 1
-                    }
+            guard let messages = try? events.receive(timeoutMs: 200) else { continue }
+            let now = MonotonicClock.nowNs()
+            for m in messages where m.type == family {
+                guard let g = m.generic, let kind = WiFiEvent.kind(command: g.command, attributes: g.attributes, interface: index) else { continue }
+                lock.withLock {
+                    if queue.count == Self.capacity { queue.removeFirst() }
+                    queue.append(WiFiEvent(kind: kind, atNs: now))
+                    received += 1
                 }
             }
+        }
+    }
+
+    private func readLink() {
+        var nextRead = MonotonicClock.nowNs() &+ Self.refreshNs
+        while lock.withLock({ running }) {
+            usleep(200_000)
             let now = MonotonicClock.nowNs()
-            if now >= nextRead {
-                nextRead = now &+ Self.refreshNs
-                if let l = try? reader.link(interface) { lock.withLock { newest = l } }
-            }
+            guard now >= nextRead else { continue }
+            nextRead = now &+ Self.refreshNs
+            if let l = try? reader.link(interface) { lock.withLock { newest = l } }
         }
     }
 }

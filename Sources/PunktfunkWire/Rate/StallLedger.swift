@@ -322,15 +322,17 @@ public struct StallLedger: Sendable {
         for i in pending.indices { tellEarly(i) }
     }
 
-    /// The event nearest to `s` within `nearNs` (distance 0 when they overlap; the earlier of two
-    /// at one distance) and its start's offset from the stall's start.
+    /// The event nearest to `s` within `nearNs` (distance 0 when they overlap; of two at one
+    /// distance, the one that began nearer the stall's start — a disconnect that began a long
+    /// outage, not the scan that came during it) and its start's offset from the stall's start.
     private func nearest(_ s: Stall) -> (Cause, Int64)? {
         var best: (cause: Cause, distance: UInt64, offset: Int64)?
         for e in events {
             let distance: UInt64 = e.endNs < s.startNs ? s.startNs - e.endNs : e.startNs > s.endNs ? e.startNs - s.endNs : 0
             guard distance <= Self.nearNs else { continue }
-            if best == nil || distance < best!.distance {
-                best = (e.cause, distance, Int64(bitPattern: e.startNs &- s.startNs))
+            let offset = Int64(bitPattern: e.startNs &- s.startNs)
+            if best == nil || distance < best!.distance || (distance == best!.distance && offset.magnitude < best!.offset.magnitude) {
+                best = (e.cause, distance, offset)
             }
         }
         return best.map { ($0.cause, $0.offset) }

@@ -12,12 +12,14 @@
 #      held 0.5 s at the AP (hwsim's debugfs `ps` knob: no nl80211 event) — the stall ledger
 #      must name the scans' stalls and their period, blame the held one on nothing and name the
 #      reconnect's a roam; `iw event -t` (its own nl80211 socket) times every event for the judge;
+#      then `check --json` on the station with a's profile: its Wi-Fi section's link and a's stalls;
 #   b. as root, SIGTERM mid-stream — on again after;
 #   c. as root without CAP_NET_ADMIN (setpriv drops it from the bounding set) — power save stays
 #      on, the box says so, the stream runs.
 # iw is the oracle: `iw dev wlan1 get power_save` during and after each run, and `iw dev wlan1
 # station dump` beside the kiosk's own reading (`probe`'s "wifi", the stream's {"wifi":…} line).
 # Evidence (verify_wifi.py judges): wifi-steps.log, wifi-a.stdout (stats and stall lines),
+# wifi-check.json with wifi-iw-station-check.txt,
 # wifi-iw-events.txt, wifi-marks.log (wall-clock times of the scans asked and the hold), wifi-{a,b,c}.{stderr,rc,ps-during,ps-after},
 # wifi-host-{a,b,c}.stdout (pf-testhost's client_hello line), wifi-probe.{json,rc}, wifi-iw-station.txt,
 # wifi-iw-link.txt, wifi-hostapd.log, wifi-wpa.log.
@@ -134,6 +136,12 @@ EOF
     in_sta iw dev wlan1 get power_save > "$O/wifi-$run.ps-after" 2>&1
     kill $host 2>/dev/null; wait $host
     step "$run: kiosk exit $(cat "$O/wifi-$run.rc"); during: $(cat "$O/wifi-$run.ps-during"); after: $(cat "$O/wifi-$run.ps-after")"
+    if [ $run = a ]; then
+      # check on the station, with a's profile (its stalls.json), beside iw's station dump
+      in_sta iw dev wlan1 station dump > "$O/wifi-iw-station-check.txt" 2>&1
+      env XDG_CONFIG_HOME="$w/cfg-a" HOME="$w" nsenter -t "$sta" -n "$KIOSK" check --json --seconds 1 \
+        > "$O/wifi-check.json" 2> "$w/check.stderr" < /dev/null
+    fi
     port=$((port + 1))
   done
 
