@@ -16,11 +16,14 @@ public struct LastStreamStalls: Sendable, Equatable {
     public var periodAdvice: String?
 
     public init(ledger: StallLedger, nowUnixSeconds: Int) {
-        endedUnixSeconds = nowUnixSeconds
-        summary = ledger.summary
-        total = ledger.total
-        wifiCaused = StallLedger.Cause.allCases.filter(\.isOutage).reduce(0) { $0 + ledger.counts[$1.rawValue] }
-        periodAdvice = ledger.period?.advice
+        self.init(endedUnixSeconds: nowUnixSeconds, summary: ledger.summary, total: ledger.total,
+                  wifiCaused: StallLedger.Cause.allCases.filter(\.isOutage).reduce(0) { $0 + ledger.counts[$1.rawValue] },
+                  periodAdvice: ledger.period?.advice)
+    }
+
+    init(endedUnixSeconds: Int, summary: String, total: Int, wifiCaused: Int, periodAdvice: String?) {
+        self.endedUnixSeconds = endedUnixSeconds; self.summary = summary; self.total = total
+        self.wifiCaused = wifiCaused; self.periodAdvice = periodAdvice
     }
 
     public var json: String {
@@ -41,8 +44,7 @@ public struct LastStreamStalls: Sendable, Equatable {
               let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let ended = o["ended_unix"] as? Int, let summary = o["summary"] as? String,
               let total = o["total"] as? Int, let wifi = o["wifi_caused"] as? Int else { return nil }
-        var l = LastStreamStalls(ledger: StallLedger(), nowUnixSeconds: ended)
-        l.summary = summary; l.total = total; l.wifiCaused = wifi; l.periodAdvice = o["period_advice"] as? String
-        return l
+        return LastStreamStalls(endedUnixSeconds: ended, summary: summary, total: total, wifiCaused: wifi,
+                                periodAdvice: o["period_advice"] as? String)
     }
 }

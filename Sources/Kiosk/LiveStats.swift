@@ -64,7 +64,7 @@ public final class LiveStats: @unchecked Sendable {
     /// `wi-fi   ch 6 (2.4 GHz) -67 dBm tx 54 Mb/s`.
     static func wifiLine(_ w: WiFiLink) -> String {
         var parts: [String] = []
-        if let c = w.channel, let b = w.bandGHz { parts.append("ch \(c) (\(b == 2.4 ? "2.4" : String(Int(b))) GHz)") }
+        if let c = w.channel, let b = w.bandName { parts.append("ch \(c) (\(b) GHz)") }
         if let s = w.signalDBm { parts.append("\(s) dBm") }
         if let t = w.txKbps { parts.append("tx \(t / 1000) Mb/s") }
         return "wi-fi   " + (parts.isEmpty ? w.interface : parts.joined(separator: " "))

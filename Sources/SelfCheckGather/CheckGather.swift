@@ -291,18 +291,21 @@ public enum CheckGather {
     public final class WiFiListen {
         let started = MonotonicClock.nowNs()
         let watches: [WiFiEventWatch]
+        let nl: NL80211?
         let names: [String]
         let nlError: String?
 
         public init() {
+            var socket: NL80211?
             do throws(GenericNetlink.Failure) {
-                let nl = try NL80211()
-                names = try nl.interfaces()
+                socket = try NL80211()
+                names = try socket!.interfaces()
                 nlError = nil
             } catch {
                 names = []
                 nlError = "\(error)"
             }
+            nl = socket
             watches = names.compactMap { try? WiFiEventWatch(interface: $0) }
             for w in watches { w.start() }
         }
@@ -311,20 +314,11 @@ public enum CheckGather {
         public func finish(directory: URL?) -> WiFiObservation {
             var heard: [String: Int] = [:]
             for w in watches {
-                w.drain { e in
-                    let key: String? = switch e.kind {
-                    case .scanStarted: "scan"
-                    case .scanEnded: nil
-                    case .roam: "roam"
-                    case .channelSwitch: "channel switch"
-                    case .beaconLoss: "beacon loss"
-                    }
-                    if let key { heard[key, default: 0] += 1 }
-                }
+                // a scan counts once, at its start
+                w.drain { e in if e.kind != .scanEnded { heard[e.cause.shortWords, default: 0] += 1 } }
                 w.stop()
             }
             let seconds = Double(MonotonicClock.nowNs() - started) / 1e9
-            let nl = try? NL80211()
             let links = names.map { name -> WiFiObservation.Link in
                 guard let nl else { return .init(interface: name, error: "no nl80211 socket") }
                 do throws(GenericNetlink.Failure) {

@@ -3,6 +3,9 @@ import PunktfunkSession
 import PunktfunkWire
 import SystemClock
 
+/// `stalls.json` writes, in order, away from the pump thread.
+private let stallsFileQueue = DispatchQueue(label: "stalls-file")
+
 extension KioskRunner {
     /// Chains the stall ledger's news onto `session` (pump thread): each settled stall as one
     /// `{"stall":…}` line on stdout beside the stats (when they are printed), and a period with its
@@ -16,7 +19,9 @@ extension KioskRunner {
         session.onStall = { stall, ledger in
             previous?(stall, ledger)
             if let directory {
-                try? LastStreamStalls(ledger: ledger, nowUnixSeconds: Int(Date().timeIntervalSince1970)).write(in: directory)
+                // The file is written off the pump thread, one write after another.
+                let kept = LastStreamStalls(ledger: ledger, nowUnixSeconds: Int(Date().timeIntervalSince1970))
+                stallsFileQueue.async { try? kept.write(in: directory) }
             }
             if printLines { FileHandle.standardOutput.write(Data((stallLine(stall, realtimeMinusMonotonicNs: toRealtime) + "\n").utf8)) }
             guard let period = ledger.period else { return }

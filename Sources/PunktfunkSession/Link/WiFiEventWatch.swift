@@ -36,14 +36,22 @@ public struct WiFiEvent: Sendable, Equatable {
         }
     }
 
+    /// The stall cause this event is (or, for a scan, begins and ends).
+    public var cause: StallLedger.Cause {
+        switch kind {
+        case .scanStarted, .scanEnded: .scan
+        case .roam: .roam
+        case .channelSwitch: .channelSwitch
+        case .beaconLoss: .beaconLoss
+        }
+    }
+
     /// The ledger's input.
     public func feed(_ ledger: inout StallLedger) {
         switch kind {
         case .scanStarted: ledger.scanStarted(at: atNs)
         case .scanEnded: ledger.scanEnded(at: atNs)
-        case .roam: ledger.event(.roam, at: atNs)
-        case .channelSwitch: ledger.event(.channelSwitch, at: atNs)
-        case .beaconLoss: ledger.event(.beaconLoss, at: atNs)
+        default: ledger.event(cause, at: atNs)
         }
     }
 }
@@ -66,7 +74,6 @@ public final class WiFiEventWatch: @unchecked Sendable {
     private var newest: WiFiLink?
     private var running = false
     private var eventsAlive = false, readsAlive = false
-    private var received = 0
 
     /// - Throws: without nl80211, or when the groups cannot be joined.
     public init(interface: String) throws(GenericNetlink.Failure) {
@@ -130,8 +137,6 @@ public final class WiFiEventWatch: @unchecked Sendable {
     /// The newest reading of the link (at most `refreshNs` old while the thread runs).
     public var link: WiFiLink? { lock.withLock { newest } }
 
-    /// Events received from the kernel for this interface so far.
-    public var eventsReceived: Int { lock.withLock { received } }
 
     private func receiveEvents() {
         while lock.withLock({ running }) {
@@ -142,7 +147,6 @@ public final class WiFiEventWatch: @unchecked Sendable {
                 lock.withLock {
                     if queue.count == Self.capacity { queue.removeFirst() }
                     queue.append(WiFiEvent(kind: kind, atNs: now))
-                    received += 1
                 }
             }
         }

@@ -39,6 +39,9 @@ public struct WiFiLink: Sendable, Equatable {
         return f < 2500 ? 2.4 : f < 5925 ? 5 : 6
     }
 
+    /// The band as said ("2.4", "5", "6").
+    public var bandName: String? { bandGHz.map { $0 == 2.4 ? "2.4" : String(Int($0)) } }
+
     /// The channel number of the frequency (ieee80211_frequency_to_channel's arithmetic).
     public var channel: Int? {
         guard let f = frequencyMHz else { return nil }
@@ -54,7 +57,7 @@ public struct WiFiLink: Sendable, Equatable {
     public var json: String {
         func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
         return "{\"interface\":\(JSONString.quoted(interface)),\"ssid\":\(ssid.map(JSONString.quoted) ?? "null"),\"frequency_mhz\":\(n(frequencyMHz)),"
-            + "\"band_ghz\":\(bandGHz.map { $0 == 2.4 ? "2.4" : String(Int($0)) } ?? "null"),\"channel\":\(n(channel)),"
+            + "\"band_ghz\":\(bandName ?? "null"),\"channel\":\(n(channel)),"
             + "\"width_mhz\":\(n(widthMHz)),\"signal_dbm\":\(n(signalDBm)),\"signal_avg_dbm\":\(n(signalAverageDBm)),"
             + "\"tx_kbps\":\(n(txKbps)),\"rx_kbps\":\(n(rxKbps)),\"tx_retries\":\(n(txRetries)),\"tx_failed\":\(n(txFailed)),"
             + "\"expected_throughput_kbps\":\(n(expectedThroughputKbps)),\"beacon_loss\":\(n(beaconLoss)),"
@@ -64,7 +67,7 @@ public struct WiFiLink: Sendable, Equatable {
     /// One sentence for the start-up lines.
     public var sentence: String {
         var parts: [String] = []
-        if let b = bandGHz, let c = channel { parts.append("\(b == 2.4 ? "2.4" : String(Int(b))) GHz channel \(c)\(widthMHz.map { " (\($0) MHz)" } ?? "")") }
+        if let b = bandName, let c = channel { parts.append("\(b) GHz channel \(c)\(widthMHz.map { " (\($0) MHz)" } ?? "")") }
         if let s = signalDBm { parts.append("signal \(s) dBm\(signalAverageDBm.map { " (average \($0))" } ?? "")") }
         if let t = txKbps { parts.append("tx \(t / 1000) Mbit/s") }
         if let p = powerSave { parts.append("power save \(p ? "on" : "off")") }

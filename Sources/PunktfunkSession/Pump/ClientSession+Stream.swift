@@ -164,7 +164,6 @@ extension ClientSession {
             mediaErrors = rejected
             self.asks = asks
             self.rate = rate
-            self.stallLedger = ledger
             wifi?.stop()
             epochFramesHeld = epochHold.framesHeld
             epochFramesDropped = epochHold.framesDropped

@@ -285,8 +285,6 @@ public final class ClientSession {
     public var onRateWindow: ((String) -> Void)?
     /// Each settled stall with the ledger as it stands after it (pump thread).
     public var onStall: ((StallLedger.Stall, StallLedger) -> Void)?
-    /// The stall ledger at the stream's end.
-    public internal(set) var stallLedger: StallLedger?
     /// Frames held for their epoch's StreamConfig, and dropped because that hold overflowed.
     public internal(set) var epochFramesHeld = 0
     public internal(set) var epochFramesDropped = 0

@@ -294,7 +294,7 @@ public struct StallLedger: Sendable {
     /// `endNs` is the observation's time (now).
     private mutating func observe(_ symptom: Symptoms, startNs: UInt64, endNs: UInt64, ms: Int) {
         settle(now: endNs)
-        if var open = pending.last, startNs <= open.endNs &+ Self.mergeNs, open.cause == nil {
+        if var open = pending.last, startNs <= open.endNs &+ Self.mergeNs {
             open.endNs = max(open.endNs, endNs)
             open.startNs = min(open.startNs, startNs)
             open.symptoms.insert(symptom)
